@@ -1,0 +1,311 @@
+//! Building value trees from tokens.
+//!
+//! Shallow nesting (the common case) is built by plain recursion, which is fastest; a
+//! subtree that starts deeper than [`RECURSION_DEPTH`] is built by an iterative loop with an
+//! explicit stack. Stack use is therefore bounded whatever the input and the limits are.
+
+use crate::decode::{Reader, Token};
+use crate::error::{Error, ErrorKind};
+use crate::value::{StructRef, Structure, Value, ValueRef};
+
+/// Containers nested deeper than this are built iteratively.
+const RECURSION_DEPTH: u64 = 48;
+
+/// A tree node type that can be built from tokens: [`ValueRef`] or [`Value`].
+pub(crate) trait Node<'a>: Sized {
+    /// The map key type.
+    type Key;
+    /// A node for a token that is not a container header.
+    fn scalar(tok: Token<'a>) -> Self;
+    /// A map key.
+    fn key(s: &'a str) -> Self::Key;
+    /// A list.
+    fn list(items: Vec<Self>) -> Self;
+    /// A map.
+    fn map(entries: Vec<(Self::Key, Self)>) -> Self;
+    /// A structure.
+    fn structure(tag: u8, fields: Vec<Self>) -> Self;
+}
+
+impl<'a> Node<'a> for ValueRef<'a> {
+    type Key = &'a str;
+    #[inline]
+    fn scalar(tok: Token<'a>) -> Self {
+        match tok {
+            Token::Null => ValueRef::Null,
+            Token::Bool(b) => ValueRef::Bool(b),
+            Token::Int(i) => ValueRef::Int(i),
+            Token::Float(f) => ValueRef::Float(f),
+            Token::String(s) => ValueRef::String(s),
+            Token::Bytes(b) => ValueRef::Bytes(b),
+            Token::Uuid(u) => ValueRef::Uuid(u),
+            Token::List(_) => ValueRef::List(Vec::new()),
+            Token::Map(_) => ValueRef::Map(Vec::new()),
+            Token::Struct { tag, .. } => ValueRef::Struct(StructRef {
+                tag,
+                fields: Vec::new(),
+            }),
+        }
+    }
+    #[inline]
+    fn key(s: &'a str) -> &'a str {
+        s
+    }
+    #[inline]
+    fn list(items: Vec<Self>) -> Self {
+        ValueRef::List(items)
+    }
+    #[inline]
+    fn map(entries: Vec<(&'a str, Self)>) -> Self {
+        ValueRef::Map(entries)
+    }
+    #[inline]
+    fn structure(tag: u8, fields: Vec<Self>) -> Self {
+        ValueRef::Struct(StructRef { tag, fields })
+    }
+}
+
+impl<'a> Node<'a> for Value {
+    type Key = String;
+    #[inline]
+    fn scalar(tok: Token<'a>) -> Self {
+        match tok {
+            Token::Null => Value::Null,
+            Token::Bool(b) => Value::Bool(b),
+            Token::Int(i) => Value::Int(i),
+            Token::Float(f) => Value::Float(f),
+            Token::String(s) => Value::String(s.to_owned()),
+            Token::Bytes(b) => Value::Bytes(b.to_vec()),
+            Token::Uuid(u) => Value::Uuid(u),
+            Token::List(_) => Value::List(Vec::new()),
+            Token::Map(_) => Value::Map(Vec::new()),
+            Token::Struct { tag, .. } => Value::Struct(Structure::new(tag, Vec::new())),
+        }
+    }
+    #[inline]
+    fn key(s: &'a str) -> String {
+        s.to_owned()
+    }
+    #[inline]
+    fn list(items: Vec<Self>) -> Self {
+        Value::List(items)
+    }
+    #[inline]
+    fn map(entries: Vec<(String, Self)>) -> Self {
+        Value::Map(entries)
+    }
+    #[inline]
+    fn structure(tag: u8, fields: Vec<Self>) -> Self {
+        Value::Struct(Structure::new(tag, fields))
+    }
+}
+
+/// When an item's marker is missing because the input ended, the item that could not be
+/// completed is the innermost open container: report its marker, as for any other
+/// truncated item.
+#[inline]
+pub(crate) fn missing_item(e: Error, start: usize, len: usize, container: Option<usize>) -> Error {
+    match container {
+        Some(at) if start >= len && e.kind() == ErrorKind::UnexpectedEnd => {
+            Error::new(e.kind(), at, "more container items")
+        }
+        _ => e,
+    }
+}
+
+/// Builds one complete value. `depth` containers are already open around it (their
+/// innermost starts at `container`); `key_expected` says the value sits in a map-key
+/// position and so must be a string.
+pub(crate) fn build<'a, N: Node<'a>>(
+    r: &mut Reader<'a>,
+    depth: u64,
+    max_depth: u64,
+    container: Option<usize>,
+    key_expected: bool,
+) -> Result<N, Error> {
+    if key_expected {
+        return key(r, depth, max_depth, container).map(|s| N::scalar(Token::String(s)));
+    }
+    value(r, depth, max_depth, container)
+}
+
+/// Reads the token of an item at `depth`.
+#[inline(always)]
+fn token<'a>(
+    r: &mut Reader<'a>,
+    depth: u64,
+    max_depth: u64,
+    container: Option<usize>,
+) -> Result<(Token<'a>, usize), Error> {
+    let start = r.pos();
+    r.depth_full = depth >= max_depth;
+    let tok = r
+        .token()
+        .map_err(|e| missing_item(e, start, r.len(), container))?;
+    Ok((tok, start))
+}
+
+#[inline(always)]
+fn key<'a>(
+    r: &mut Reader<'a>,
+    depth: u64,
+    max_depth: u64,
+    container: Option<usize>,
+) -> Result<&'a str, Error> {
+    match token(r, depth, max_depth, container)? {
+        (Token::String(s), _) => Ok(s),
+        (_, start) => Err(Error::new(
+            ErrorKind::NonStringKey,
+            start,
+            "a string map key",
+        )),
+    }
+}
+
+#[inline]
+fn value<'a, N: Node<'a>>(
+    r: &mut Reader<'a>,
+    depth: u64,
+    max_depth: u64,
+    container: Option<usize>,
+) -> Result<N, Error> {
+    let (tok, start) = token(r, depth, max_depth, container)?;
+    match tok {
+        Token::List(n) if n > 0 => {
+            if depth >= RECURSION_DEPTH {
+                return deep(r, tok, start, depth, max_depth);
+            }
+            let mut items = Vec::with_capacity(r.capacity_for(n, 1));
+            for _ in 0..n {
+                items.push(value(r, depth + 1, max_depth, Some(start))?);
+            }
+            Ok(N::list(items))
+        }
+        Token::Map(n) if n > 0 => {
+            if depth >= RECURSION_DEPTH {
+                return deep(r, tok, start, depth, max_depth);
+            }
+            let mut entries = Vec::with_capacity(r.capacity_for(n, 2));
+            for _ in 0..n {
+                let k = N::key(key(r, depth + 1, max_depth, Some(start))?);
+                entries.push((k, value(r, depth + 1, max_depth, Some(start))?));
+            }
+            Ok(N::map(entries))
+        }
+        Token::Struct { tag, len } if len > 0 => {
+            if depth >= RECURSION_DEPTH {
+                return deep(r, tok, start, depth, max_depth);
+            }
+            let mut fields = Vec::with_capacity(r.capacity_for(len, 1));
+            for _ in 0..len {
+                fields.push(value(r, depth + 1, max_depth, Some(start))?);
+            }
+            Ok(N::structure(tag, fields))
+        }
+        tok => Ok(N::scalar(tok)),
+    }
+}
+
+/// A container being built by [`deep`].
+enum Open<'a, N: Node<'a>> {
+    List(Vec<N>, usize, usize),
+    Map(Vec<(N::Key, N)>, Option<N::Key>, usize, usize),
+    Struct(u8, Vec<N>, usize, usize),
+}
+
+impl<'a, N: Node<'a>> Open<'a, N> {
+    /// Opens a container for a non-empty container token read at `start`.
+    fn new(r: &Reader<'a>, tok: Token<'a>, start: usize) -> Self {
+        match tok {
+            Token::Map(n) => Open::Map(
+                Vec::with_capacity(r.capacity_for(n, 2)),
+                None,
+                n as usize,
+                start,
+            ),
+            Token::Struct { tag, len } => Open::Struct(
+                tag,
+                Vec::with_capacity(r.capacity_for(len, 1)),
+                len as usize,
+                start,
+            ),
+            Token::List(n) => {
+                Open::List(Vec::with_capacity(r.capacity_for(n, 1)), n as usize, start)
+            }
+            // Only container tokens are opened.
+            _ => Open::List(Vec::new(), 0, start),
+        }
+    }
+
+    fn start(&self) -> usize {
+        match self {
+            Open::List(.., at) | Open::Map(.., at) | Open::Struct(.., at) => *at,
+        }
+    }
+
+    /// Adds a finished item; true when the container is complete.
+    fn push(&mut self, v: N) -> bool {
+        match self {
+            Open::List(items, n, _) | Open::Struct(_, items, n, _) => {
+                items.push(v);
+                items.len() >= *n
+            }
+            Open::Map(entries, key, n, _) => {
+                if let Some(k) = key.take() {
+                    entries.push((k, v));
+                }
+                entries.len() >= *n
+            }
+        }
+    }
+
+    fn finish(self) -> N {
+        match self {
+            Open::List(items, ..) => N::list(items),
+            Open::Map(entries, ..) => N::map(entries),
+            Open::Struct(tag, fields, ..) => N::structure(tag, fields),
+        }
+    }
+}
+
+/// Builds the container whose (non-empty) header `first` was read at `start`, with an
+/// explicit stack instead of recursion. `depth` containers are open around it.
+fn deep<'a, N: Node<'a>>(
+    r: &mut Reader<'a>,
+    first: Token<'a>,
+    start: usize,
+    depth: u64,
+    max_depth: u64,
+) -> Result<N, Error> {
+    let mut stack: Vec<Open<'a, N>> = vec![Open::new(r, first, start)];
+    loop {
+        let item_depth = depth + stack.len() as u64;
+        let Some(top) = stack.last_mut() else {
+            return Err(Error::new(ErrorKind::UnexpectedEnd, start, "a value"));
+        };
+        let at = top.start();
+        if let Open::Map(_, key_slot @ None, _, _) = top {
+            *key_slot = Some(N::key(key(r, item_depth, max_depth, Some(at))?));
+            continue;
+        }
+        let (tok, tok_start) = token(r, item_depth, max_depth, Some(at))?;
+        let mut value = match tok {
+            Token::List(n) | Token::Map(n) | Token::Struct { len: n, .. } if n > 0 => {
+                stack.push(Open::new(r, tok, tok_start));
+                continue;
+            }
+            tok => N::scalar(tok),
+        };
+        // Attach the finished value; close every container it completes.
+        while let Some(top) = stack.last_mut() {
+            if !top.push(value) {
+                break;
+            }
+            let Some(done) = stack.pop() else { break };
+            value = done.finish();
+            if stack.is_empty() {
+                return Ok(value);
+            }
+        }
+    }
+}

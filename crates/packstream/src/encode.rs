@@ -1,0 +1,300 @@
+//! Encoding with the smallest marker, byte-identical to the official Python, Go and JS
+//! drivers: tiny forms below 16, 8-bit sizes below 256, 16-bit below 65 536, else 32-bit;
+//! integers in the narrowest form of the table in the PackStream spec; floats always
+//! FLOAT_64.
+
+use bytes::BufMut;
+
+use crate::error::EncodeError;
+use crate::limits::EncodeOptions;
+use crate::marker as m;
+use crate::value::{Value, ValueRef};
+
+/// Writes PackStream into any [`BufMut`]: `Vec<u8>`, `BytesMut`, or `&mut` either.
+///
+/// Containers are written as a header followed by their items, so a binding can stream
+/// values out without building a tree first.
+///
+/// ```
+/// use packstream::Encoder;
+/// let mut out = Vec::new();
+/// let mut enc = Encoder::new(&mut out);
+/// enc.write_map_header(2).unwrap();
+/// enc.write_str("name").unwrap();
+/// enc.write_str("Alice").unwrap();
+/// enc.write_str("age").unwrap();
+/// enc.write_int(33);
+/// assert_eq!(out, b"\xA2\x84name\x85Alice\x83age\x21");
+/// ```
+///
+/// Writing into a `BytesMut` works the same way:
+///
+/// ```
+/// use bytes::BytesMut;
+/// use packstream::Encoder;
+/// let mut enc = Encoder::new(BytesMut::new());
+/// enc.write_int(-129);
+/// assert_eq!(&enc.into_inner()[..], [0xC9, 0xFF, 0x7F]);
+/// ```
+#[derive(Debug)]
+pub struct Encoder<B> {
+    buf: B,
+    opts: EncodeOptions,
+}
+
+impl<B: BufMut> Encoder<B> {
+    /// An encoder with default options (PackStream v1, tiny structures only).
+    pub fn new(buf: B) -> Self {
+        Self::with_options(buf, EncodeOptions::default())
+    }
+
+    /// An encoder with the given options.
+    pub fn with_options(buf: B, opts: EncodeOptions) -> Self {
+        Encoder { buf, opts }
+    }
+
+    /// The buffer written to.
+    pub fn into_inner(self) -> B {
+        self.buf
+    }
+
+    /// A reference to the buffer.
+    pub fn get_ref(&self) -> &B {
+        &self.buf
+    }
+
+    /// A mutable reference to the buffer.
+    pub fn get_mut(&mut self) -> &mut B {
+        &mut self.buf
+    }
+
+    /// Writes Null.
+    #[inline]
+    pub fn write_null(&mut self) {
+        self.buf.put_u8(m::NULL);
+    }
+
+    /// Writes a boolean.
+    #[inline]
+    pub fn write_bool(&mut self, v: bool) {
+        self.buf.put_u8(if v { m::TRUE } else { m::FALSE });
+    }
+
+    /// Writes an integer in its narrowest form.
+    ///
+    /// ```
+    /// # use packstream::Encoder;
+    /// let mut out = Vec::new();
+    /// let mut enc = Encoder::new(&mut out);
+    /// for v in [-16, -17, 127, 128, i64::MIN] { enc.write_int(v); }
+    /// assert_eq!(out, [0xF0, 0xC8, 0xEF, 0x7F, 0xC9, 0x00, 0x80, 0xCB, 0x80, 0, 0, 0, 0, 0, 0, 0]);
+    /// ```
+    #[inline]
+    pub fn write_int(&mut self, v: i64) {
+        if (-16..=127).contains(&v) {
+            self.buf.put_u8(v as u8);
+        } else if let Ok(b) = i8::try_from(v) {
+            self.buf.put_slice(&[m::INT_8, b as u8]);
+        } else if let Ok(s) = i16::try_from(v) {
+            let [a, b] = s.to_be_bytes();
+            self.buf.put_slice(&[m::INT_16, a, b]);
+        } else if let Ok(i) = i32::try_from(v) {
+            let [a, b, c, d] = i.to_be_bytes();
+            self.buf.put_slice(&[m::INT_32, a, b, c, d]);
+        } else {
+            let [a, b, c, d, e, f, g, h] = v.to_be_bytes();
+            self.buf.put_slice(&[m::INT_64, a, b, c, d, e, f, g, h]);
+        }
+    }
+
+    /// Writes a float (always FLOAT_64, bits unchanged).
+    #[inline]
+    pub fn write_float(&mut self, v: f64) {
+        let [a, b, c, d, e, f, g, h] = v.to_be_bytes();
+        self.buf.put_slice(&[m::FLOAT_64, a, b, c, d, e, f, g, h]);
+    }
+
+    /// Writes a size header: tiny form (if `tiny` is given) below 16, then 8/16/32-bit.
+    #[inline]
+    fn write_size(
+        &mut self,
+        tiny: Option<u8>,
+        markers: [u8; 3],
+        len: usize,
+    ) -> Result<(), EncodeError> {
+        match (tiny, len) {
+            (Some(t), 0..=15) => self.buf.put_u8(t | len as u8),
+            (_, 0..=0xFF) => self.buf.put_slice(&[markers[0], len as u8]),
+            (_, 0x100..=0xFFFF) => {
+                let [a, b] = (len as u16).to_be_bytes();
+                self.buf.put_slice(&[markers[1], a, b]);
+            }
+            _ => {
+                let n = u32::try_from(len)
+                    .ok()
+                    .filter(|n| *n <= m::MAX_SIZE)
+                    .ok_or(EncodeError::SizeTooLarge(len))?;
+                let [a, b, c, d] = n.to_be_bytes();
+                self.buf.put_slice(&[markers[2], a, b, c, d]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a string.
+    ///
+    /// # Errors
+    /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 bytes.
+    #[inline]
+    pub fn write_str(&mut self, v: &str) -> Result<(), EncodeError> {
+        self.write_size(
+            Some(m::TINY_STRING),
+            [m::STRING_8, m::STRING_16, m::STRING_32],
+            v.len(),
+        )?;
+        self.buf.put_slice(v.as_bytes());
+        Ok(())
+    }
+
+    /// Writes a byte array (there is no tiny form: `b""` is `CC 00`).
+    ///
+    /// # Errors
+    /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 bytes.
+    #[inline]
+    pub fn write_bytes(&mut self, v: &[u8]) -> Result<(), EncodeError> {
+        self.write_size(None, [m::BYTES_8, m::BYTES_16, m::BYTES_32], v.len())?;
+        self.buf.put_slice(v);
+        Ok(())
+    }
+
+    /// Writes a list header; `len` values must follow.
+    ///
+    /// # Errors
+    /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 items.
+    #[inline]
+    pub fn write_list_header(&mut self, len: usize) -> Result<(), EncodeError> {
+        self.write_size(Some(m::TINY_LIST), [m::LIST_8, m::LIST_16, m::LIST_32], len)
+    }
+
+    /// Writes a map header; `len` key/value pairs must follow, keys as strings.
+    ///
+    /// # Errors
+    /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 entries.
+    #[inline]
+    pub fn write_map_header(&mut self, len: usize) -> Result<(), EncodeError> {
+        self.write_size(Some(m::TINY_MAP), [m::MAP_8, m::MAP_16, m::MAP_32], len)
+    }
+
+    /// Writes a structure header (tiny form); `len` fields must follow.
+    ///
+    /// # Errors
+    /// [`EncodeError::TooManyFields`] above 15 fields unless
+    /// [`EncodeOptions::legacy_structs`] is set (then `DC`/`DD` up to 65 535).
+    #[inline]
+    pub fn write_struct_header(&mut self, tag: u8, len: usize) -> Result<(), EncodeError> {
+        match len {
+            0..=15 => self.buf.put_slice(&[m::TINY_STRUCT | len as u8, tag]),
+            16..=0xFF if self.opts.legacy_structs => {
+                self.buf.put_slice(&[m::STRUCT_8, len as u8, tag])
+            }
+            0x100..=0xFFFF if self.opts.legacy_structs => {
+                let [a, b] = (len as u16).to_be_bytes();
+                self.buf.put_slice(&[m::STRUCT_16, a, b, tag]);
+            }
+            _ => return Err(EncodeError::TooManyFields(len)),
+        }
+        Ok(())
+    }
+
+    /// Writes a UUID (PackStream v2: `E0` + 16 bytes).
+    ///
+    /// # Errors
+    /// [`EncodeError::UuidNotEnabled`] unless [`EncodeOptions::uuid`] is set.
+    #[inline]
+    pub fn write_uuid(&mut self, v: &[u8; 16]) -> Result<(), EncodeError> {
+        if !self.opts.uuid {
+            return Err(EncodeError::UuidNotEnabled);
+        }
+        self.buf.put_u8(m::UUID);
+        self.buf.put_slice(v);
+        Ok(())
+    }
+
+    /// Writes already-encoded PackStream bytes unchanged.
+    #[inline]
+    pub fn write_raw(&mut self, bytes: &[u8]) {
+        self.buf.put_slice(bytes);
+    }
+
+    /// Writes a borrowed value.
+    ///
+    /// # Errors
+    /// See [`EncodeError`].
+    pub fn write_value_ref(&mut self, v: &ValueRef<'_>) -> Result<(), EncodeError> {
+        match v {
+            ValueRef::Null => self.write_null(),
+            ValueRef::Bool(b) => self.write_bool(*b),
+            ValueRef::Int(i) => self.write_int(*i),
+            ValueRef::Float(f) => self.write_float(*f),
+            ValueRef::Bytes(b) => self.write_bytes(b)?,
+            ValueRef::String(s) => self.write_str(s)?,
+            ValueRef::List(items) => {
+                self.write_list_header(items.len())?;
+                for item in items {
+                    self.write_value_ref(item)?;
+                }
+            }
+            ValueRef::Map(entries) => {
+                self.write_map_header(entries.len())?;
+                for (k, v) in entries {
+                    self.write_str(k)?;
+                    self.write_value_ref(v)?;
+                }
+            }
+            ValueRef::Struct(s) => {
+                self.write_struct_header(s.tag, s.fields.len())?;
+                for f in &s.fields {
+                    self.write_value_ref(f)?;
+                }
+            }
+            ValueRef::Uuid(u) => self.write_uuid(u)?,
+        }
+        Ok(())
+    }
+
+    /// Writes an owned value.
+    ///
+    /// # Errors
+    /// See [`EncodeError`].
+    pub fn write_value(&mut self, v: &Value) -> Result<(), EncodeError> {
+        match v {
+            Value::Null => self.write_null(),
+            Value::Bool(b) => self.write_bool(*b),
+            Value::Int(i) => self.write_int(*i),
+            Value::Float(f) => self.write_float(*f),
+            Value::Bytes(b) => self.write_bytes(b)?,
+            Value::String(s) => self.write_str(s)?,
+            Value::List(items) => {
+                self.write_list_header(items.len())?;
+                for item in items {
+                    self.write_value(item)?;
+                }
+            }
+            Value::Map(entries) => {
+                self.write_map_header(entries.len())?;
+                for (k, v) in entries {
+                    self.write_str(k)?;
+                    self.write_value(v)?;
+                }
+            }
+            Value::Struct(s) => {
+                self.write_struct_header(s.tag, s.fields.len())?;
+                for f in &s.fields {
+                    self.write_value(f)?;
+                }
+            }
+            Value::Uuid(u) => self.write_uuid(u)?,
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,943 @@
+//! serde support (feature `serde`): [`to_vec`] and [`from_slice`].
+//!
+//! Deserialising borrows: a `&'de str` or `&'de [u8]` field points into the input.
+//!
+//! ## Mapping
+//!
+//! | Rust / serde | PackStream written | PackStream read |
+//! | --- | --- | --- |
+//! | `bool` | Boolean | Boolean |
+//! | `i8`–`i64`, `u8`–`u64` | Integer, narrowest form (`u64` above `i64::MAX` is an error) | Integer, range-checked into the target |
+//! | `f32`, `f64` | Float (FLOAT_64) | Float; an Integer is also accepted for floats |
+//! | `char`, `&str`, `String` | String | String (`&'de str` borrowed) |
+//! | bytes (`serde_bytes`) | Bytes | Bytes (`&'de [u8]` borrowed) |
+//! | `Option<T>` | `None` → Null, `Some(v)` → v | Null → `None`, else `Some` |
+//! | `()`, unit struct | Null | Null |
+//! | newtype struct `struct M(T)` | as `T` | as `T` |
+//! | `Vec<T>`, slices, sets, tuples, tuple structs | List | List (also a Structure: see below) |
+//! | `HashMap`/`BTreeMap` with string keys | Map | Map |
+//! | struct with named fields | Map of field name → value | Map (unknown keys ignored by derive), or a List of the fields in order |
+//! | unit variant `E::A` | String `"A"` | String `"A"` |
+//! | newtype variant `E::B(v)` | Map `{"B": v}` | Map of one entry |
+//! | tuple variant `E::C(a, b)` | Map `{"C": [a, b]}` | Map of one entry |
+//! | struct variant `E::D { x }` | Map `{"D": {"x": x}}` | Map of one entry |
+//! | — | — | Structure: a sequence of the tag (integer) then the fields, so `(u8, A, B)` or a tuple struct reads it |
+//! | — | — | UUID: 16 bytes |
+//!
+//! Map keys must serialise as strings (or `char`); anything else is an error, as in the
+//! official drivers. Sequences and maps of unknown length are buffered and counted first,
+//! since PackStream writes sizes up front.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Debug, PartialEq, Serialize, Deserialize)]
+//! struct Person<'a> {
+//!     name: &'a str,
+//!     age: u32,
+//!     email: Option<String>,
+//! }
+//!
+//! let alice = Person { name: "Alice", age: 33, email: None };
+//! let bytes = packstream::to_vec(&alice).unwrap();
+//! assert_eq!(bytes, b"\xA3\x84name\x85Alice\x83age\x21\x85email\xC0");
+//! let back: Person<'_> = packstream::from_slice(&bytes).unwrap();
+//! assert_eq!(back, alice); // `name` borrows from `bytes`
+//! ```
+
+use core::fmt;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+use serde::forward_to_deserialize_any;
+use serde::ser::{self, Serialize};
+
+use crate::decode::{Reader, Token};
+use crate::encode::Encoder;
+use crate::error::{EncodeError, ErrorKind};
+use crate::limits::{DecodeOptions, EncodeOptions};
+
+/// Errors of serde (de)serialisation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The bytes are not valid PackStream (with offset and kind).
+    #[error(transparent)]
+    Decode(#[from] crate::Error),
+    /// The value cannot be encoded.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    /// The PackStream is valid but does not fit the Rust type.
+    #[error("{msg} at byte {offset}")]
+    Data {
+        /// What did not fit.
+        msg: String,
+        /// Offset of the value that did not fit.
+        offset: usize,
+    },
+}
+
+impl Error {
+    /// The byte offset, when decoding.
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            Error::Decode(e) => Some(e.offset()),
+            Error::Data { offset, .. } => Some(*offset),
+            Error::Encode(_) => None,
+        }
+    }
+}
+
+impl ser::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::Encode(EncodeError::Message(msg.to_string()))
+    }
+}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::Data {
+            msg: msg.to_string(),
+            offset: 0,
+        }
+    }
+}
+
+/// Serialises `value` to PackStream with default options.
+///
+/// # Errors
+/// When the value has no PackStream form (non-string map keys, `u64` above `i64::MAX`,
+/// over-long collections).
+pub fn to_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Error> {
+    to_vec_with(value, EncodeOptions::default())
+}
+
+/// Serialises `value` to PackStream with the given options.
+///
+/// # Errors
+/// As [`to_vec`].
+pub fn to_vec_with<T: Serialize + ?Sized>(
+    value: &T,
+    opts: EncodeOptions,
+) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    value.serialize(Serializer {
+        out: &mut out,
+        opts,
+    })?;
+    Ok(out)
+}
+
+/// Deserialises exactly one value from `bytes` with default options, borrowing strings.
+///
+/// # Errors
+/// Decode errors (with offsets), type mismatches, and trailing bytes.
+pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
+    from_slice_with(bytes, &DecodeOptions::default())
+}
+
+/// Deserialises exactly one value from `bytes` with the given options.
+///
+/// # Errors
+/// As [`from_slice`].
+pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
+    bytes: &'de [u8],
+    opts: &DecodeOptions,
+) -> Result<T, Error> {
+    let mut de = Deserializer {
+        reader: Reader::new(bytes, *opts),
+        depth: 0,
+        max_depth: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
+        peeked: None,
+        last_start: 0,
+    };
+    let v = T::deserialize(&mut de).map_err(|e| match e {
+        Error::Data { msg, offset: 0 } => Error::Data {
+            msg,
+            offset: de.last_start,
+        },
+        other => other,
+    })?;
+    if de.peeked.is_some() || de.reader.pos() < bytes.len() {
+        let at = de.peeked.map_or(de.reader.pos(), |(start, _)| start);
+        return Err(crate::Error::new(ErrorKind::TrailingBytes, at, "the end of the input").into());
+    }
+    Ok(v)
+}
+
+/// serde recurses, so its depth is capped at this even when the limits allow more.
+pub const SERDE_MAX_DEPTH: u32 = 256;
+
+// ---------------------------------------------------------------------------------------
+// Serializer
+// ---------------------------------------------------------------------------------------
+
+struct Serializer<'o> {
+    out: &'o mut Vec<u8>,
+    opts: EncodeOptions,
+}
+
+impl<'o> Serializer<'o> {
+    fn enc(&mut self) -> Encoder<&mut Vec<u8>> {
+        Encoder::with_options(&mut *self.out, self.opts)
+    }
+}
+
+/// A list, map, struct or variant being written. When the length was not given up front
+/// the items go to `buffer` and are counted, and the header is written at the end.
+#[doc(hidden)]
+pub struct Compound<'o> {
+    out: &'o mut Vec<u8>,
+    opts: EncodeOptions,
+    buffer: Option<Vec<u8>>,
+    count: usize,
+    is_map: bool,
+}
+
+impl<'o> Compound<'o> {
+    fn start(ser: Serializer<'o>, len: Option<usize>, is_map: bool) -> Result<Self, Error> {
+        let Serializer { out, opts } = ser;
+        let buffer = match len {
+            Some(n) => {
+                let mut enc = Encoder::with_options(&mut *out, opts);
+                if is_map {
+                    enc.write_map_header(n)?;
+                } else {
+                    enc.write_list_header(n)?;
+                }
+                None
+            }
+            None => Some(Vec::new()),
+        };
+        Ok(Compound {
+            out,
+            opts,
+            buffer,
+            count: 0,
+            is_map,
+        })
+    }
+
+    fn target(&mut self) -> Serializer<'_> {
+        let out = match &mut self.buffer {
+            Some(b) => b,
+            None => &mut *self.out,
+        };
+        Serializer {
+            out,
+            opts: self.opts,
+        }
+    }
+
+    fn item<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+        self.count += 1;
+        v.serialize(self.target())
+    }
+
+    fn key<T: Serialize + ?Sized>(&mut self, k: &T) -> Result<(), Error> {
+        self.count += 1;
+        k.serialize(KeySerializer(self.target()))
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        if let Some(buf) = self.buffer {
+            let mut enc = Encoder::with_options(&mut *self.out, self.opts);
+            if self.is_map {
+                enc.write_map_header(self.count)?;
+            } else {
+                enc.write_list_header(self.count)?;
+            }
+            enc.write_raw(&buf);
+        }
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+        self.item(v)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+        self.item(v)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+        self.item(v)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+        self.item(v)
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, k: &T) -> Result<(), Error> {
+        self.key(k)
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
+        v.serialize(self.target())
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), Error> {
+        self.key(key)?;
+        v.serialize(self.target())
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), Error> {
+        self.key(key)?;
+        v.serialize(self.target())
+    }
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl<'o> ser::Serializer for Serializer<'o> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'o>;
+    type SerializeTuple = Compound<'o>;
+    type SerializeTupleStruct = Compound<'o>;
+    type SerializeTupleVariant = Compound<'o>;
+    type SerializeMap = Compound<'o>;
+    type SerializeStruct = Compound<'o>;
+    type SerializeStructVariant = Compound<'o>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+    fn serialize_bool(mut self, v: bool) -> Result<(), Error> {
+        self.enc().write_bool(v);
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i64(mut self, v: i64) -> Result<(), Error> {
+        self.enc().write_int(v);
+        Ok(())
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        let v = i64::try_from(v).map_err(|_| {
+            <Error as ser::Error>::custom(format!("{v} does not fit a PackStream integer"))
+        })?;
+        self.serialize_i64(v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        self.serialize_f64(f64::from(v))
+    }
+    fn serialize_f64(mut self, v: f64) -> Result<(), Error> {
+        self.enc().write_float(v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(mut self, v: &str) -> Result<(), Error> {
+        Ok(self.enc().write_str(v)?)
+    }
+    fn serialize_bytes(mut self, v: &[u8]) -> Result<(), Error> {
+        Ok(self.enc().write_bytes(v)?)
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), Error> {
+        v.serialize(self)
+    }
+    fn serialize_unit(mut self) -> Result<(), Error> {
+        self.enc().write_null();
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        v: &T,
+    ) -> Result<(), Error> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        mut self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        v: &T,
+    ) -> Result<(), Error> {
+        let mut enc = self.enc();
+        enc.write_map_header(1)?;
+        enc.write_str(variant)?;
+        v.serialize(self)
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'o>, Error> {
+        Compound::start(self, len, false)
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'o>, Error> {
+        Compound::start(self, Some(len), false)
+    }
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        len: usize,
+    ) -> Result<Compound<'o>, Error> {
+        Compound::start(self, Some(len), false)
+    }
+    fn serialize_tuple_variant(
+        mut self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'o>, Error> {
+        let mut enc = self.enc();
+        enc.write_map_header(1)?;
+        enc.write_str(variant)?;
+        Compound::start(self, Some(len), false)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'o>, Error> {
+        Compound::start(self, len, true)
+    }
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'o>, Error> {
+        Compound::start(self, Some(len), true)
+    }
+    fn serialize_struct_variant(
+        mut self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'o>, Error> {
+        let mut enc = self.enc();
+        enc.write_map_header(1)?;
+        enc.write_str(variant)?;
+        Compound::start(self, Some(len), true)
+    }
+}
+
+/// Serialises map keys: strings (and chars, and unit variants) only.
+struct KeySerializer<'o>(Serializer<'o>);
+
+fn key_error() -> Error {
+    ser::Error::custom("PackStream map keys must be strings")
+}
+
+impl ser::Serializer for KeySerializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.0.serialize_str(v)
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.0.serialize_char(v)
+    }
+    fn serialize_unit_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.0.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _n: &'static str,
+        v: &T,
+    ) -> Result<(), Error> {
+        v.serialize(self)
+    }
+    fn serialize_bool(self, _: bool) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_i8(self, _: i8) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_i16(self, _: i16) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_i32(self, _: i32) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_i64(self, _: i64) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_u8(self, _: u8) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_u16(self, _: u16) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_u32(self, _: u32) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_u64(self, _: u64) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_f32(self, _: f32) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_f64(self, _: f64) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Error> {
+        Err(key_error())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(key_error())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(key_error())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(key_error())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(key_error())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(key_error())
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Deserializer
+// ---------------------------------------------------------------------------------------
+
+struct Deserializer<'de> {
+    reader: Reader<'de>,
+    depth: u32,
+    max_depth: u32,
+    /// A token read ahead (by `deserialize_option`) with its start offset.
+    peeked: Option<(usize, Token<'de>)>,
+    /// Start offset of the last token read, for data errors.
+    last_start: usize,
+}
+
+impl<'de> Deserializer<'de> {
+    fn next(&mut self) -> Result<Token<'de>, Error> {
+        if let Some((start, tok)) = self.peeked.take() {
+            self.last_start = start;
+            return Ok(tok);
+        }
+        self.last_start = self.reader.pos();
+        Ok(self.reader.token()?)
+    }
+
+    fn peek(&mut self) -> Result<Token<'de>, Error> {
+        if let Some((_, tok)) = self.peeked {
+            return Ok(tok);
+        }
+        let start = self.reader.pos();
+        let tok = self.reader.token()?;
+        self.peeked = Some((start, tok));
+        Ok(tok)
+    }
+
+    fn data_error(&self, msg: impl fmt::Display) -> Error {
+        Error::Data {
+            msg: msg.to_string(),
+            offset: self.last_start,
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), Error> {
+        if self.depth >= self.max_depth {
+            return Err(crate::Error::new(
+                ErrorKind::LimitExceeded,
+                self.last_start,
+                "less deeply nested containers",
+            )
+            .into());
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Visits a container token; checks that the visitor consumed every item.
+    fn visit_container<V: Visitor<'de>>(
+        &mut self,
+        tok: Token<'de>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.enter()?;
+        let (value, left) = match tok {
+            Token::List(n) => {
+                let mut access = Items {
+                    de: self,
+                    left: n as usize,
+                    tag: None,
+                };
+                let v = visitor.visit_seq(&mut access)?;
+                (v, access.left)
+            }
+            Token::Struct { tag, len } => {
+                let mut access = Items {
+                    de: self,
+                    left: len as usize,
+                    tag: Some(tag),
+                };
+                let v = visitor.visit_seq(&mut access)?;
+                (v, access.left + usize::from(access.tag.is_some()))
+            }
+            Token::Map(n) => {
+                let mut access = Entries {
+                    de: self,
+                    left: n as usize,
+                };
+                let v = visitor.visit_map(&mut access)?;
+                (v, access.left)
+            }
+            _ => return Err(self.data_error("expected a container")),
+        };
+        self.depth -= 1;
+        if left > 0 {
+            return Err(self.data_error(format!("{left} more items than the target type takes")));
+        }
+        Ok(value)
+    }
+
+    /// Skips one complete value, iteratively.
+    fn skip(&mut self) -> Result<(), Error> {
+        let mut pending: u64 = 1;
+        while pending > 0 {
+            pending -= 1;
+            pending += match self.next()? {
+                Token::List(n) | Token::Struct { len: n, .. } => u64::from(n),
+                Token::Map(n) => 2 * u64::from(n),
+                _ => 0,
+            };
+        }
+        Ok(())
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.next()? {
+            Token::Null => visitor.visit_unit(),
+            Token::Bool(b) => visitor.visit_bool(b),
+            Token::Int(i) => visitor.visit_i64(i),
+            Token::Float(f) => visitor.visit_f64(f),
+            Token::String(s) => visitor.visit_borrowed_str(s),
+            Token::Bytes(b) => visitor.visit_borrowed_bytes(b),
+            Token::Uuid(u) => visitor.visit_bytes(&u),
+            tok => self.visit_container(tok, visitor),
+        }
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.peek()? {
+            Token::Int(i) => {
+                self.next()?;
+                visitor.visit_f64(i as f64)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_f64(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if matches!(self.peek()?, Token::Null) {
+            self.next()?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.next()? {
+            Token::String(s) => visitor.visit_enum(s.into_deserializer()),
+            Token::Map(1) => {
+                self.enter()?;
+                let v = visitor.visit_enum(VariantAccess { de: self })?;
+                self.depth -= 1;
+                Ok(v)
+            }
+            _ => Err(self.data_error("expected an enum: a string or a map of one entry")),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.skip()?;
+        visitor.visit_unit()
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// Items of a list, or the tag and fields of a structure.
+struct Items<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    left: usize,
+    tag: Option<u8>,
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if let Some(tag) = self.tag.take() {
+            return seed.deserialize(tag.into_deserializer()).map(Some);
+        }
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        // Bounded by the input, so nested claims cannot multiply pre-allocation.
+        let left = self
+            .de
+            .reader
+            .capacity_for(u32::try_from(self.left).unwrap_or(u32::MAX), 1);
+        Some(left + usize::from(self.tag.is_some()))
+    }
+}
+
+/// Entries of a map; keys must be strings.
+struct Entries<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    left: usize,
+}
+
+impl<'de> Entries<'_, 'de> {
+    fn string_key(&mut self) -> Result<&'de str, Error> {
+        let start = self.de.reader.pos();
+        match self.de.next()? {
+            Token::String(s) => Ok(s),
+            _ => Err(crate::Error::new(ErrorKind::NonStringKey, start, "a string map key").into()),
+        }
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let key = self.string_key()?;
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(
+            self.de
+                .reader
+                .capacity_for(u32::try_from(self.left).unwrap_or(u32::MAX), 2),
+        )
+    }
+}
+
+/// The one entry of a map that names an enum variant.
+struct VariantAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+}
+
+impl<'de> de::EnumAccess<'de> for VariantAccess<'_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
+        let key = Entries {
+            de: &mut *self.de,
+            left: 1,
+        }
+        .string_key()?;
+        let v = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(key))?;
+        Ok((v, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for VariantAccess<'_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        match self.de.next()? {
+            Token::Null => Ok(()),
+            _ => Err(self.de.data_error("expected null for a unit variant")),
+        }
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_any(&mut *self.de, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_any(&mut *self.de, visitor)
+    }
+}

@@ -1,0 +1,562 @@
+//! PackStream values: [`ValueRef`] borrows from the input, [`Value`] owns its data.
+//!
+//! Maps keep their entries in wire order, duplicates included, so that a decoded map
+//! re-encodes to the same bytes. Lookups with [`ValueRef::get`] follow the PackStream rule
+//! that the last entry for a key wins.
+//!
+//! Equality compares floats by their bits: `NaN == NaN` when the bits are the same, and
+//! `0.0 != -0.0`. That makes "decode then encode gives the same value" checkable.
+
+use core::fmt;
+
+use crate::decode::decode_ref;
+use crate::error::{Error, ErrorKind};
+use crate::limits::DecodeOptions;
+
+/// A structure whose fields borrow from the input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructRef<'a> {
+    /// The tag (signature) byte.
+    pub tag: u8,
+    /// The fields, in order.
+    pub fields: Vec<ValueRef<'a>>,
+}
+
+/// A PackStream value that borrows strings and byte arrays from the decoded input.
+///
+/// ```
+/// use packstream::ValueRef;
+/// let bytes = [0xA1, 0x83, 0x6F, 0x6E, 0x65, 0x84, 0x65, 0x69, 0x6E, 0x73]; // {"one": "eins"}
+/// let (value, used) = ValueRef::decode(&bytes).unwrap();
+/// assert_eq!(used, bytes.len());
+/// assert_eq!(value.get("one").and_then(ValueRef::as_str), Some("eins"));
+/// // Zero copy: the string points into `bytes`.
+/// let s = value.get("one").unwrap().as_str().unwrap();
+/// assert!(bytes.as_ptr_range().contains(&s.as_ptr()));
+/// ```
+#[derive(Debug, Clone)]
+pub enum ValueRef<'a> {
+    /// Null.
+    Null,
+    /// Boolean.
+    Bool(bool),
+    /// Signed 64-bit integer.
+    Int(i64),
+    /// 64-bit float.
+    Float(f64),
+    /// Byte array.
+    Bytes(&'a [u8]),
+    /// UTF-8 string.
+    String(&'a str),
+    /// List.
+    List(Vec<ValueRef<'a>>),
+    /// Map, entries in wire order.
+    Map(Vec<(&'a str, ValueRef<'a>)>),
+    /// Structure.
+    Struct(StructRef<'a>),
+    /// UUID (PackStream v2), 16 bytes in RFC 4122 order.
+    Uuid([u8; 16]),
+}
+
+/// A structure that owns its fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Structure {
+    /// The tag (signature) byte.
+    pub tag: u8,
+    /// The fields, in order.
+    pub fields: Vec<Value>,
+}
+
+impl Structure {
+    /// A structure with the given tag and fields.
+    pub fn new(tag: u8, fields: Vec<Value>) -> Self {
+        Structure { tag, fields }
+    }
+}
+
+/// A PackStream value that owns its data.
+///
+/// ```
+/// use packstream::Value;
+/// let v = Value::from(vec![Value::from(1), Value::from("two"), Value::Null]);
+/// let bytes = v.to_bytes().unwrap();
+/// assert_eq!(bytes, [0x93, 0x01, 0x83, b't', b'w', b'o', 0xC0]);
+/// assert_eq!(Value::decode_exact(&bytes).unwrap(), v);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub enum Value {
+    /// Null.
+    #[default]
+    Null,
+    /// Boolean.
+    Bool(bool),
+    /// Signed 64-bit integer.
+    Int(i64),
+    /// 64-bit float.
+    Float(f64),
+    /// Byte array.
+    Bytes(Vec<u8>),
+    /// UTF-8 string.
+    String(String),
+    /// List.
+    List(Vec<Value>),
+    /// Map, entries in insertion (wire) order.
+    Map(Vec<(String, Value)>),
+    /// Structure.
+    Struct(Structure),
+    /// UUID (PackStream v2), 16 bytes in RFC 4122 order.
+    Uuid([u8; 16]),
+}
+
+macro_rules! value_eq {
+    ($ty:ty) => {
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                use $crate::value::float_eq;
+                match (self, other) {
+                    (Self::Null, Self::Null) => true,
+                    (Self::Bool(a), Self::Bool(b)) => a == b,
+                    (Self::Int(a), Self::Int(b)) => a == b,
+                    (Self::Float(a), Self::Float(b)) => float_eq(*a, *b),
+                    (Self::Bytes(a), Self::Bytes(b)) => a == b,
+                    (Self::String(a), Self::String(b)) => a == b,
+                    (Self::List(a), Self::List(b)) => a == b,
+                    (Self::Map(a), Self::Map(b)) => a == b,
+                    (Self::Struct(a), Self::Struct(b)) => a == b,
+                    (Self::Uuid(a), Self::Uuid(b)) => a == b,
+                    _ => false,
+                }
+            }
+        }
+    };
+}
+value_eq!(ValueRef<'_>);
+value_eq!(Value);
+
+#[inline]
+pub(crate) fn float_eq(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits()
+}
+
+/// Accessors shared by both value types.
+macro_rules! accessors {
+    ([$($gen:tt)*] $ty:ty, $list_item:ty, $map_entry:ty) => {
+        impl $($gen)* $ty {
+            /// True for `Null`.
+            pub fn is_null(&self) -> bool {
+                matches!(self, Self::Null)
+            }
+            /// The boolean, if this is one.
+            pub fn as_bool(&self) -> Option<bool> {
+                match self {
+                    Self::Bool(b) => Some(*b),
+                    _ => None,
+                }
+            }
+            /// The integer, if this is one.
+            pub fn as_int(&self) -> Option<i64> {
+                match self {
+                    Self::Int(i) => Some(*i),
+                    _ => None,
+                }
+            }
+            /// The float, if this is one.
+            pub fn as_float(&self) -> Option<f64> {
+                match self {
+                    Self::Float(f) => Some(*f),
+                    _ => None,
+                }
+            }
+            /// The string, if this is one.
+            pub fn as_str(&self) -> Option<&str> {
+                match self {
+                    Self::String(s) => Some(&**s),
+                    _ => None,
+                }
+            }
+            /// The byte array, if this is one.
+            pub fn as_bytes(&self) -> Option<&[u8]> {
+                match self {
+                    Self::Bytes(b) => Some(&**b),
+                    _ => None,
+                }
+            }
+            /// The list items, if this is a list.
+            pub fn as_list(&self) -> Option<&[$list_item]> {
+                match self {
+                    Self::List(l) => Some(l.as_slice()),
+                    _ => None,
+                }
+            }
+            /// The map entries in wire order, if this is a map.
+            pub fn as_map(&self) -> Option<&[$map_entry]> {
+                match self {
+                    Self::Map(m) => Some(m.as_slice()),
+                    _ => None,
+                }
+            }
+            /// The UUID bytes, if this is a UUID.
+            pub fn as_uuid(&self) -> Option<&[u8; 16]> {
+                match self {
+                    Self::Uuid(u) => Some(u),
+                    _ => None,
+                }
+            }
+            /// The value for `key` if this is a map; the last entry wins on duplicates.
+            pub fn get(&self, key: &str) -> Option<&$list_item> {
+                self.as_map()?
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| {
+                        let k: &str = k;
+                        k == key
+                    })
+                    .map(|(_, v)| v)
+            }
+            /// A short name of the value's type, for messages.
+            pub fn type_name(&self) -> &'static str {
+                match self {
+                    Self::Null => "null",
+                    Self::Bool(_) => "boolean",
+                    Self::Int(_) => "integer",
+                    Self::Float(_) => "float",
+                    Self::Bytes(_) => "bytes",
+                    Self::String(_) => "string",
+                    Self::List(_) => "list",
+                    Self::Map(_) => "map",
+                    Self::Struct(_) => "structure",
+                    Self::Uuid(_) => "uuid",
+                }
+            }
+        }
+    };
+}
+accessors!([<'a>] ValueRef<'a>, ValueRef<'a>, (&'a str, ValueRef<'a>));
+accessors!([] Value, Value, (String, Value));
+
+impl<'a> ValueRef<'a> {
+    /// Decodes one value from the start of `buf` with default options, returning the value
+    /// and how many bytes it used. Bytes after the value are left alone.
+    ///
+    /// # Errors
+    /// Any [`Error`]; [`Error::is_incomplete`] tells whether more input could complete it.
+    pub fn decode(buf: &'a [u8]) -> Result<(Self, usize), Error> {
+        decode_ref(buf, &DecodeOptions::default())
+    }
+
+    /// Like [`ValueRef::decode`], with options.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_with(buf: &'a [u8], opts: &DecodeOptions) -> Result<(Self, usize), Error> {
+        decode_ref(buf, opts)
+    }
+
+    /// Decodes `buf` as exactly one value: bytes left over are a
+    /// [`TrailingBytes`](ErrorKind::TrailingBytes) error.
+    ///
+    /// ```
+    /// use packstream::{ErrorKind, ValueRef};
+    /// assert_eq!(ValueRef::decode_exact(&[0x2A]).unwrap(), ValueRef::Int(42));
+    /// let err = ValueRef::decode_exact(&[0x2A, 0x00]).unwrap_err();
+    /// assert_eq!((err.kind(), err.offset()), (ErrorKind::TrailingBytes, 1));
+    /// ```
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_exact(buf: &'a [u8]) -> Result<Self, Error> {
+        Self::decode_exact_with(buf, &DecodeOptions::default())
+    }
+
+    /// Like [`ValueRef::decode_exact`], with options.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_exact_with(buf: &'a [u8], opts: &DecodeOptions) -> Result<Self, Error> {
+        let (v, used) = decode_ref(buf, opts)?;
+        if used < buf.len() {
+            return Err(Error::new(
+                ErrorKind::TrailingBytes,
+                used,
+                "the end of the input",
+            ));
+        }
+        Ok(v)
+    }
+
+    /// The structure, if this is one.
+    pub fn as_struct(&self) -> Option<&StructRef<'a>> {
+        match self {
+            ValueRef::Struct(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Copies everything borrowed into an owned [`Value`].
+    pub fn to_owned_value(&self) -> Value {
+        match self {
+            ValueRef::Null => Value::Null,
+            ValueRef::Bool(b) => Value::Bool(*b),
+            ValueRef::Int(i) => Value::Int(*i),
+            ValueRef::Float(f) => Value::Float(*f),
+            ValueRef::Bytes(b) => Value::Bytes(b.to_vec()),
+            ValueRef::String(s) => Value::String((*s).to_owned()),
+            ValueRef::List(l) => Value::List(l.iter().map(ValueRef::to_owned_value).collect()),
+            ValueRef::Map(m) => Value::Map(
+                m.iter()
+                    .map(|(k, v)| ((*k).to_owned(), v.to_owned_value()))
+                    .collect(),
+            ),
+            ValueRef::Struct(s) => Value::Struct(Structure {
+                tag: s.tag,
+                fields: s.fields.iter().map(ValueRef::to_owned_value).collect(),
+            }),
+            ValueRef::Uuid(u) => Value::Uuid(*u),
+        }
+    }
+
+    /// Encodes this value (smallest markers) into a new `Vec`.
+    ///
+    /// # Errors
+    /// See [`EncodeError`](crate::EncodeError).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, crate::EncodeError> {
+        let mut out = Vec::new();
+        crate::Encoder::with_options(
+            &mut out,
+            crate::EncodeOptions {
+                legacy_structs: false,
+                uuid: true,
+            },
+        )
+        .write_value_ref(self)?;
+        Ok(out)
+    }
+}
+
+impl Value {
+    /// Decodes one value from the start of `buf` into an owned value; returns it and the
+    /// number of bytes used.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode(buf: &[u8]) -> Result<(Self, usize), Error> {
+        crate::decode::decode_node(buf, &DecodeOptions::default())
+    }
+
+    /// Decodes `buf` as exactly one owned value.
+    ///
+    /// # Errors
+    /// Any [`Error`], including trailing bytes.
+    pub fn decode_exact(buf: &[u8]) -> Result<Self, Error> {
+        Self::decode_exact_with(buf, &DecodeOptions::default())
+    }
+
+    /// Decodes `buf` as exactly one owned value, with options.
+    ///
+    /// # Errors
+    /// Any [`Error`], including trailing bytes.
+    pub fn decode_exact_with(buf: &[u8], opts: &DecodeOptions) -> Result<Self, Error> {
+        let (v, used) = crate::decode::decode_node(buf, opts)?;
+        if used < buf.len() {
+            return Err(Error::new(
+                ErrorKind::TrailingBytes,
+                used,
+                "the end of the input",
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Like [`Value::decode`], with options.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_with(buf: &[u8], opts: &DecodeOptions) -> Result<(Self, usize), Error> {
+        crate::decode::decode_node(buf, opts)
+    }
+
+    /// The structure, if this is one.
+    pub fn as_struct(&self) -> Option<&Structure> {
+        match self {
+            Value::Struct(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A borrowed view of this value (allocates the container vectors, not the strings).
+    pub fn as_value_ref(&self) -> ValueRef<'_> {
+        match self {
+            Value::Null => ValueRef::Null,
+            Value::Bool(b) => ValueRef::Bool(*b),
+            Value::Int(i) => ValueRef::Int(*i),
+            Value::Float(f) => ValueRef::Float(*f),
+            Value::Bytes(b) => ValueRef::Bytes(b),
+            Value::String(s) => ValueRef::String(s),
+            Value::List(l) => ValueRef::List(l.iter().map(Value::as_value_ref).collect()),
+            Value::Map(m) => ValueRef::Map(
+                m.iter()
+                    .map(|(k, v)| (k.as_str(), v.as_value_ref()))
+                    .collect(),
+            ),
+            Value::Struct(s) => ValueRef::Struct(StructRef {
+                tag: s.tag,
+                fields: s.fields.iter().map(Value::as_value_ref).collect(),
+            }),
+            Value::Uuid(u) => ValueRef::Uuid(*u),
+        }
+    }
+
+    /// Encodes this value (smallest markers) into a new `Vec`. UUIDs are allowed.
+    ///
+    /// # Errors
+    /// See [`EncodeError`](crate::EncodeError).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, crate::EncodeError> {
+        let mut out = Vec::new();
+        crate::Encoder::with_options(
+            &mut out,
+            crate::EncodeOptions {
+                legacy_structs: false,
+                uuid: true,
+            },
+        )
+        .write_value(self)?;
+        Ok(out)
+    }
+}
+
+impl<'a> From<&ValueRef<'a>> for Value {
+    fn from(v: &ValueRef<'a>) -> Self {
+        v.to_owned_value()
+    }
+}
+
+macro_rules! from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(v: $t) -> Self { Value::Int(i64::from(v)) }
+        }
+    )*};
+}
+from_int!(i8, i16, i32, i64, u8, u16, u32);
+
+impl From<bool> for Value {
+    fn from(v: bool) -> Self {
+        Value::Bool(v)
+    }
+}
+impl From<f64> for Value {
+    fn from(v: f64) -> Self {
+        Value::Float(v)
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::String(v.to_owned())
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Self {
+        Value::String(v)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Self {
+        Value::List(v)
+    }
+}
+impl From<Vec<(String, Value)>> for Value {
+    fn from(v: Vec<(String, Value)>) -> Self {
+        Value::Map(v)
+    }
+}
+impl From<Structure> for Value {
+    fn from(v: Structure) -> Self {
+        Value::Struct(v)
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+/// Writes `s` as a JSON-style quoted string.
+fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    write!(f, "{s:?}")
+}
+
+fn write_hex(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
+    f.write_str("#")?;
+    for byte in b {
+        write!(f, "{byte:02X}")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn write_uuid(f: &mut fmt::Formatter<'_>, u: &[u8; 16]) -> fmt::Result {
+    for (i, byte) in u.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            f.write_str("-")?;
+        }
+        write!(f, "{byte:02x}")?;
+    }
+    Ok(())
+}
+
+/// A readable, JSON-like rendering: `{"name": "Alice", "tags": [1, 2.0]}`; bytes as
+/// `#CAFE`, structures as `Struct<0x4E>[...]`, UUIDs as `uuid(...)`.
+impl fmt::Display for ValueRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueRef::Null => f.write_str("null"),
+            ValueRef::Bool(b) => write!(f, "{b}"),
+            ValueRef::Int(i) => write!(f, "{i}"),
+            ValueRef::Float(x) => write!(f, "{x:?}"),
+            ValueRef::Bytes(b) => write_hex(f, b),
+            ValueRef::String(s) => write_quoted(f, s),
+            ValueRef::List(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            ValueRef::Map(entries) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write_quoted(f, k)?;
+                    write!(f, ": {v}")?;
+                }
+                f.write_str("}")
+            }
+            ValueRef::Struct(s) => {
+                write!(f, "Struct<{:#04X}>[", s.tag)?;
+                for (i, v) in s.fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            ValueRef::Uuid(u) => {
+                f.write_str("uuid(")?;
+                write_uuid(f, u)?;
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// Same rendering as for [`ValueRef`].
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.as_value_ref(), f)
+    }
+}

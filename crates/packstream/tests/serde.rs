@@ -1,0 +1,215 @@
+//! serde: the documented mapping, borrowing, and errors with offsets.
+#![cfg(feature = "serde")]
+
+use std::collections::BTreeMap;
+
+use packstream::serde::Error;
+use packstream::{from_slice, to_vec, ErrorKind, Value};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Person<'a> {
+    name: &'a str,
+    #[serde(with = "serde_bytes")]
+    avatar: &'a [u8],
+    age: u8,
+    score: f64,
+    tags: Vec<String>,
+    nick: Option<String>,
+    address: Address,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Address {
+    city: String,
+    zip: Zip,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Zip(u32);
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+enum Shape {
+    Empty,
+    Circle(f64),
+    Rect(f64, f64),
+    Poly { sides: u8 },
+}
+
+#[test]
+fn structs_are_maps_and_strings_borrow() {
+    let avatar = [1u8, 2, 3];
+    let p = Person {
+        name: "Alice",
+        avatar: &avatar,
+        age: 33,
+        score: 1.5,
+        tags: vec!["a".into(), "b".into()],
+        nick: None,
+        address: Address {
+            city: "Malmö".into(),
+            zip: Zip(21120),
+        },
+    };
+    let bytes = to_vec(&p).expect("serialises");
+    // Same bytes as the equivalent PackStream map.
+    let as_value = Value::decode_exact(&bytes).expect("valid packstream");
+    assert_eq!(as_value.get("name"), Some(&Value::from("Alice")));
+    assert_eq!(as_value.get("avatar"), Some(&Value::Bytes(vec![1, 2, 3])));
+    assert_eq!(as_value.get("nick"), Some(&Value::Null));
+    assert_eq!(
+        as_value.get("address").and_then(|a| a.get("zip")),
+        Some(&Value::Int(21120))
+    );
+    let back: Person<'_> = from_slice(&bytes).expect("deserialises");
+    assert_eq!(back, p);
+    assert!(
+        bytes.as_ptr_range().contains(&back.name.as_ptr()),
+        "name borrows"
+    );
+    assert!(
+        bytes.as_ptr_range().contains(&back.avatar.as_ptr()),
+        "bytes borrow"
+    );
+}
+
+#[test]
+fn enums_follow_the_mapping_table() {
+    let cases = [
+        (Shape::Empty, Value::from("Empty")),
+        (
+            Shape::Circle(1.0),
+            Value::Map(vec![("Circle".into(), Value::Float(1.0))]),
+        ),
+        (
+            Shape::Rect(1.0, 2.0),
+            Value::Map(vec![(
+                "Rect".into(),
+                Value::List(vec![Value::Float(1.0), Value::Float(2.0)]),
+            )]),
+        ),
+        (
+            Shape::Poly { sides: 5 },
+            Value::Map(vec![(
+                "Poly".into(),
+                Value::Map(vec![("sides".into(), Value::Int(5))]),
+            )]),
+        ),
+    ];
+    for (shape, value) in cases {
+        let bytes = to_vec(&shape).expect("serialises");
+        assert_eq!(bytes, value.to_bytes().expect("encodes"), "{shape:?}");
+        assert_eq!(from_slice::<Shape>(&bytes).expect("deserialises"), shape);
+    }
+}
+
+#[test]
+fn tuples_options_unit_and_maps() {
+    let t = (1i64, "two".to_string(), 3.0f64, true, ());
+    let bytes = to_vec(&t).expect("serialises");
+    assert_eq!(
+        bytes,
+        [0x95, 0x01, 0x83, b't', b'w', b'o', 0xC1, 0x40, 0x08, 0, 0, 0, 0, 0, 0, 0xC3, 0xC0]
+    );
+    assert_eq!(
+        from_slice::<(i64, String, f64, bool, ())>(&bytes).expect("deserialises"),
+        t
+    );
+    let m: BTreeMap<String, Option<i32>> = [("a".into(), Some(1)), ("b".into(), None)].into();
+    let bytes = to_vec(&m).expect("serialises");
+    assert_eq!(bytes, [0xA2, 0x81, b'a', 0x01, 0x81, b'b', 0xC0]);
+    assert_eq!(
+        from_slice::<BTreeMap<String, Option<i32>>>(&bytes).expect("deserialises"),
+        m
+    );
+    // Iterators of unknown length are counted and written with the right header.
+    struct Unsized(Vec<u8>);
+    impl Serialize for Unsized {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().filter(|_| true))
+        }
+    }
+    assert_eq!(
+        to_vec(&Unsized((0..20).collect())).expect("serialises")[..2],
+        [0xD4, 20]
+    );
+}
+
+#[test]
+fn integers_are_range_checked_and_floats_accept_integers() {
+    assert_eq!(from_slice::<u8>(&[0x7F]).expect("fits"), 127);
+    assert!(matches!(from_slice::<u8>(&[0xFF]), Err(Error::Data { .. })));
+    assert!(to_vec(&u64::MAX).is_err());
+    assert_eq!(
+        to_vec(&(i64::MAX as u64)).expect("fits"),
+        Value::Int(i64::MAX).to_bytes().expect("encodes")
+    );
+    assert_eq!(from_slice::<f64>(&[0x2A]).expect("int as float"), 42.0);
+}
+
+#[test]
+fn map_keys_must_be_strings() {
+    let m: BTreeMap<i32, i32> = [(1, 2)].into();
+    assert!(to_vec(&m).is_err());
+    let err = from_slice::<BTreeMap<String, i32>>(&[0xA1, 0x01, 0x02]).expect_err("int key");
+    assert!(
+        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::NonStringKey && e.offset() == 1)
+    );
+}
+
+#[test]
+fn structures_read_as_tag_then_fields() {
+    // Point2D: B3 58 srid x y
+    let bytes = [
+        0xB3, 0x58, 0xC9, 0x1C, 0xE3, 0xC1, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0, 0xC1, 0x40, 0, 0, 0, 0,
+        0, 0, 0,
+    ];
+    let (tag, srid, x, y): (u8, i64, f64, f64) = from_slice(&bytes).expect("deserialises");
+    assert_eq!((tag, srid, x, y), (0x58, 7395, 1.0, 2.0));
+}
+
+#[test]
+fn errors_carry_offsets() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct S {
+        a: i64,
+        b: String,
+    }
+    // {"a": 1, "b": 2}: b is not a string; the error points at the 2.
+    let bytes = [0xA2, 0x81, b'a', 0x01, 0x81, b'b', 0x02];
+    let err = from_slice::<S>(&bytes).expect_err("type mismatch");
+    assert_eq!(err.offset(), Some(6), "{err}");
+    // Truncated input is a decode error with its kind.
+    let err = from_slice::<S>(&bytes[..5]).expect_err("truncated");
+    assert!(
+        matches!(err, Error::Decode(e) if e.is_incomplete()),
+        "{err}"
+    );
+    // Trailing bytes.
+    let err = from_slice::<i64>(&[0x01, 0x02]).expect_err("trailing");
+    assert!(
+        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::TrailingBytes && e.offset() == 1)
+    );
+    // Extra list items beyond a tuple.
+    assert!(from_slice::<(i64,)>(&[0x92, 0x01, 0x02]).is_err());
+}
+
+#[test]
+fn deep_nesting_is_a_clean_error() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Any(serde::de::IgnoredAny);
+    let mut deep = vec![0x91u8; 1_000_000];
+    deep.push(0xC0);
+    // Recursive targets stop at the serde depth cap, well before the stack would.
+    let err = from_slice::<Vec<Vec<Vec<serde_json::Value>>>>(&deep).expect_err("too deep");
+    assert!(err.offset().is_some());
+    let err = from_slice::<serde_json::Value>(&deep).expect_err("too deep");
+    assert!(
+        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::LimitExceeded),
+        "{err}"
+    );
+    // Skipping is iterative and bounded by the input.
+    assert!(from_slice::<Any>(&deep).is_ok());
+}
