@@ -170,37 +170,77 @@ fn value<'a, N: Node<'a>>(
     container: Option<usize>,
 ) -> Result<N, Error> {
     let (tok, start) = token(r, depth, max_depth, container)?;
+    node(r, tok, start, depth, max_depth)
+}
+
+/// The node for a token just read at `start`: a scalar, or a container whose items are
+/// read now.
+#[inline(always)]
+fn node<'a, N: Node<'a>>(
+    r: &mut Reader<'a>,
+    tok: Token<'a>,
+    start: usize,
+    depth: u64,
+    max_depth: u64,
+) -> Result<N, Error> {
     match tok {
-        Token::List(n) if n > 0 => {
-            if depth >= RECURSION_DEPTH {
-                return deep(r, tok, start, depth, max_depth);
-            }
-            let mut items = Vec::with_capacity(r.capacity_for(n, 1));
-            for _ in 0..n {
-                items.push(value(r, depth + 1, max_depth, Some(start))?);
-            }
-            Ok(N::list(items))
+        Token::List(n) | Token::Map(n) | Token::Struct { len: n, .. } if n > 0 => {
+            container(r, tok, start, depth, max_depth)
         }
-        Token::Map(n) if n > 0 => {
-            if depth >= RECURSION_DEPTH {
-                return deep(r, tok, start, depth, max_depth);
-            }
+        tok => Ok(N::scalar(tok)),
+    }
+}
+
+/// Reads the items of the non-empty container whose header `tok` was read at `start`.
+/// Scalar items are pushed straight from their token; only nested containers recurse, so
+/// the common case never passes a value back through a call's return slot.
+fn container<'a, N: Node<'a>>(
+    r: &mut Reader<'a>,
+    tok: Token<'a>,
+    start: usize,
+    depth: u64,
+    max_depth: u64,
+) -> Result<N, Error> {
+    if depth >= RECURSION_DEPTH {
+        return deep(r, tok, start, depth, max_depth);
+    }
+    let inner = depth + 1;
+    match tok {
+        Token::Map(n) => {
             let mut entries = Vec::with_capacity(r.capacity_for(n, 2));
             for _ in 0..n {
-                let k = N::key(key(r, depth + 1, max_depth, Some(start))?);
-                entries.push((k, value(r, depth + 1, max_depth, Some(start))?));
+                let k = N::key(key(r, inner, max_depth, Some(start))?);
+                let (t, at) = token(r, inner, max_depth, Some(start))?;
+                match t {
+                    Token::Int(i) => entries.push((k, N::scalar(Token::Int(i)))),
+                    Token::Float(f) => entries.push((k, N::scalar(Token::Float(f)))),
+                    Token::String(v) => entries.push((k, N::scalar(Token::String(v)))),
+                    Token::Null => entries.push((k, N::scalar(Token::Null))),
+                    Token::Bool(b) => entries.push((k, N::scalar(Token::Bool(b)))),
+                    t => entries.push((k, node(r, t, at, inner, max_depth)?)),
+                }
             }
             Ok(N::map(entries))
         }
-        Token::Struct { tag, len } if len > 0 => {
-            if depth >= RECURSION_DEPTH {
-                return deep(r, tok, start, depth, max_depth);
+        Token::List(n) | Token::Struct { len: n, .. } => {
+            let mut items = Vec::with_capacity(r.capacity_for(n, 1));
+            for _ in 0..n {
+                let (t, at) = token(r, inner, max_depth, Some(start))?;
+                // One push per variant, so each value is written straight into the vector
+                // (a shared temporary costs a store-forwarding stall per item).
+                match t {
+                    Token::Int(i) => items.push(N::scalar(Token::Int(i))),
+                    Token::Float(f) => items.push(N::scalar(Token::Float(f))),
+                    Token::String(v) => items.push(N::scalar(Token::String(v))),
+                    Token::Null => items.push(N::scalar(Token::Null)),
+                    Token::Bool(b) => items.push(N::scalar(Token::Bool(b))),
+                    t => items.push(node(r, t, at, inner, max_depth)?),
+                }
             }
-            let mut fields = Vec::with_capacity(r.capacity_for(len, 1));
-            for _ in 0..len {
-                fields.push(value(r, depth + 1, max_depth, Some(start))?);
-            }
-            Ok(N::structure(tag, fields))
+            Ok(match tok {
+                Token::Struct { tag, .. } => N::structure(tag, items),
+                _ => N::list(items),
+            })
         }
         tok => Ok(N::scalar(tok)),
     }

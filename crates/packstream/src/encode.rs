@@ -3,14 +3,78 @@
 //! integers in the narrowest form of the table in the PackStream spec; floats always
 //! FLOAT_64.
 
-use bytes::BufMut;
+use bytes::BytesMut;
 
 use crate::error::EncodeError;
 use crate::limits::EncodeOptions;
 use crate::marker as m;
 use crate::value::{Value, ValueRef};
 
-/// Writes PackStream into any [`BufMut`]: `Vec<u8>`, `BytesMut`, or `&mut` either.
+/// Where an [`Encoder`] writes: `Vec<u8>`, [`BytesMut`], or a `&mut` of either.
+///
+/// Sealed: the encoder relies on `reserve` being honoured for speed.
+pub trait Sink: sealed::Sealed {
+    /// Appends one byte.
+    fn put_u8(&mut self, b: u8);
+    /// Appends bytes.
+    fn put_slice(&mut self, s: &[u8]);
+    /// Makes room for at least `n` more bytes.
+    fn reserve(&mut self, n: usize);
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for Vec<u8> {}
+    impl Sealed for bytes::BytesMut {}
+    impl<S: Sealed + ?Sized> Sealed for &mut S {}
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put_u8(&mut self, b: u8) {
+        self.push(b);
+    }
+    #[inline]
+    fn put_slice(&mut self, s: &[u8]) {
+        self.extend_from_slice(s);
+    }
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        Vec::reserve(self, n);
+    }
+}
+
+impl Sink for BytesMut {
+    #[inline]
+    fn put_u8(&mut self, b: u8) {
+        bytes::BufMut::put_u8(self, b);
+    }
+    #[inline]
+    fn put_slice(&mut self, s: &[u8]) {
+        self.extend_from_slice(s);
+    }
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        BytesMut::reserve(self, n);
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    #[inline]
+    fn put_u8(&mut self, b: u8) {
+        (**self).put_u8(b);
+    }
+    #[inline]
+    fn put_slice(&mut self, s: &[u8]) {
+        (**self).put_slice(s);
+    }
+    #[inline]
+    fn reserve(&mut self, n: usize) {
+        (**self).reserve(n);
+    }
+}
+
+/// Writes PackStream into a [`Sink`]: `Vec<u8>`, `BytesMut`, or `&mut` either.
 ///
 /// Containers are written as a header followed by their items, so a binding can stream
 /// values out without building a tree first.
@@ -42,7 +106,7 @@ pub struct Encoder<B> {
     opts: EncodeOptions,
 }
 
-impl<B: BufMut> Encoder<B> {
+impl<B: Sink> Encoder<B> {
     /// An encoder with default options (PackStream v1, tiny structures only).
     pub fn new(buf: B) -> Self {
         Self::with_options(buf, EncodeOptions::default())
@@ -147,6 +211,7 @@ impl<B: BufMut> Encoder<B> {
     /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 bytes.
     #[inline]
     pub fn write_str(&mut self, v: &str) -> Result<(), EncodeError> {
+        self.buf.reserve(5 + v.len());
         self.write_size(
             Some(m::TINY_STRING),
             [m::STRING_8, m::STRING_16, m::STRING_32],
@@ -162,6 +227,7 @@ impl<B: BufMut> Encoder<B> {
     /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 bytes.
     #[inline]
     pub fn write_bytes(&mut self, v: &[u8]) -> Result<(), EncodeError> {
+        self.buf.reserve(5 + v.len());
         self.write_size(None, [m::BYTES_8, m::BYTES_16, m::BYTES_32], v.len())?;
         self.buf.put_slice(v);
         Ok(())

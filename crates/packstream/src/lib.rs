@@ -96,7 +96,7 @@ pub mod serde;
 mod value;
 
 pub use decode::{Decoder, Token};
-pub use encode::Encoder;
+pub use encode::{Encoder, Sink};
 pub use error::{EncodeError, Error, ErrorKind};
 pub use limits::{DecodeLimits, DecodeOptions, EncodeOptions};
 #[cfg(feature = "serde")]
