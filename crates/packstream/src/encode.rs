@@ -74,6 +74,55 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     }
 }
 
+/// Writes one value of either tree type. Scalars inside containers are written in the
+/// container's loop; only nested containers recurse (a call per scalar cost more than the
+/// writing itself).
+macro_rules! write_tree {
+    ($enc:ident, $v:expr, $ty:ident, $method:ident) => {{
+        macro_rules! item {
+            ($item:expr) => {
+                match $item {
+                    $ty::Int(i) => $enc.write_int(*i),
+                    $ty::Float(f) => $enc.write_float(*f),
+                    $ty::String(s) => $enc.write_str(s)?,
+                    $ty::Null => $enc.write_null(),
+                    $ty::Bool(b) => $enc.write_bool(*b),
+                    other => $enc.$method(other)?,
+                }
+            };
+        }
+        match $v {
+            $ty::Null => $enc.write_null(),
+            $ty::Bool(b) => $enc.write_bool(*b),
+            $ty::Int(i) => $enc.write_int(*i),
+            $ty::Float(f) => $enc.write_float(*f),
+            $ty::Bytes(b) => $enc.write_bytes(b)?,
+            $ty::String(s) => $enc.write_str(s)?,
+            $ty::List(items) => {
+                $enc.write_list_header(items.len())?;
+                for it in items {
+                    item!(it);
+                }
+            }
+            $ty::Map(entries) => {
+                $enc.write_map_header(entries.len())?;
+                for (k, it) in entries {
+                    $enc.write_str(k)?;
+                    item!(it);
+                }
+            }
+            $ty::Struct(s) => {
+                $enc.write_struct_header(s.tag, s.fields.len())?;
+                for it in &s.fields {
+                    item!(it);
+                }
+            }
+            $ty::Uuid(u) => $enc.write_uuid(u)?,
+        }
+        Ok(())
+    }};
+}
+
 /// Writes PackStream into a [`Sink`]: `Vec<u8>`, `BytesMut`, or `&mut` either.
 ///
 /// Containers are written as a header followed by their items, so a binding can stream
@@ -153,7 +202,7 @@ impl<B: Sink> Encoder<B> {
     /// for v in [-16, -17, 127, 128, i64::MIN] { enc.write_int(v); }
     /// assert_eq!(out, [0xF0, 0xC8, 0xEF, 0x7F, 0xC9, 0x00, 0x80, 0xCB, 0x80, 0, 0, 0, 0, 0, 0, 0]);
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn write_int(&mut self, v: i64) {
         if (-16..=127).contains(&v) {
             self.buf.put_u8(v as u8);
@@ -172,14 +221,14 @@ impl<B: Sink> Encoder<B> {
     }
 
     /// Writes a float (always FLOAT_64, bits unchanged).
-    #[inline]
+    #[inline(always)]
     pub fn write_float(&mut self, v: f64) {
         let [a, b, c, d, e, f, g, h] = v.to_be_bytes();
         self.buf.put_slice(&[m::FLOAT_64, a, b, c, d, e, f, g, h]);
     }
 
     /// Writes a size header: tiny form (if `tiny` is given) below 16, then 8/16/32-bit.
-    #[inline]
+    #[inline(always)]
     fn write_size(
         &mut self,
         tiny: Option<u8>,
@@ -209,7 +258,7 @@ impl<B: Sink> Encoder<B> {
     ///
     /// # Errors
     /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 bytes.
-    #[inline]
+    #[inline(always)]
     pub fn write_str(&mut self, v: &str) -> Result<(), EncodeError> {
         self.buf.reserve(5 + v.len());
         self.write_size(
@@ -297,35 +346,7 @@ impl<B: Sink> Encoder<B> {
     /// # Errors
     /// See [`EncodeError`].
     pub fn write_value_ref(&mut self, v: &ValueRef<'_>) -> Result<(), EncodeError> {
-        match v {
-            ValueRef::Null => self.write_null(),
-            ValueRef::Bool(b) => self.write_bool(*b),
-            ValueRef::Int(i) => self.write_int(*i),
-            ValueRef::Float(f) => self.write_float(*f),
-            ValueRef::Bytes(b) => self.write_bytes(b)?,
-            ValueRef::String(s) => self.write_str(s)?,
-            ValueRef::List(items) => {
-                self.write_list_header(items.len())?;
-                for item in items {
-                    self.write_value_ref(item)?;
-                }
-            }
-            ValueRef::Map(entries) => {
-                self.write_map_header(entries.len())?;
-                for (k, v) in entries {
-                    self.write_str(k)?;
-                    self.write_value_ref(v)?;
-                }
-            }
-            ValueRef::Struct(s) => {
-                self.write_struct_header(s.tag, s.fields.len())?;
-                for f in &s.fields {
-                    self.write_value_ref(f)?;
-                }
-            }
-            ValueRef::Uuid(u) => self.write_uuid(u)?,
-        }
-        Ok(())
+        write_tree!(self, v, ValueRef, write_value_ref)
     }
 
     /// Writes an owned value.
@@ -333,34 +354,6 @@ impl<B: Sink> Encoder<B> {
     /// # Errors
     /// See [`EncodeError`].
     pub fn write_value(&mut self, v: &Value) -> Result<(), EncodeError> {
-        match v {
-            Value::Null => self.write_null(),
-            Value::Bool(b) => self.write_bool(*b),
-            Value::Int(i) => self.write_int(*i),
-            Value::Float(f) => self.write_float(*f),
-            Value::Bytes(b) => self.write_bytes(b)?,
-            Value::String(s) => self.write_str(s)?,
-            Value::List(items) => {
-                self.write_list_header(items.len())?;
-                for item in items {
-                    self.write_value(item)?;
-                }
-            }
-            Value::Map(entries) => {
-                self.write_map_header(entries.len())?;
-                for (k, v) in entries {
-                    self.write_str(k)?;
-                    self.write_value(v)?;
-                }
-            }
-            Value::Struct(s) => {
-                self.write_struct_header(s.tag, s.fields.len())?;
-                for f in &s.fields {
-                    self.write_value(f)?;
-                }
-            }
-            Value::Uuid(u) => self.write_uuid(u)?,
-        }
-        Ok(())
+        write_tree!(self, v, Value, write_value)
     }
 }
