@@ -1,0 +1,42 @@
+# boltcodec — one entry point for the main job, the tests and the benchmarks.
+#
+#   make demo    the main job, end to end
+#   make test    every test (what CI runs through .ci/run)
+#   make bench   the benchmark report (benches/RESULTS.md)
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+PYTHON ?= python3
+VENV_VECTORS := .venv-vectors
+
+.PHONY: demo test test-rust lint test-vectors bench bench-rust
+
+demo:
+	$(CARGO) run -q --release -p boltcodec-bolt --example decode_capture -- tests/captures/neo4j-5.26.30/bolt-5.8/node.txt
+
+test: lint test-rust test-vectors
+	@echo "make test: all suites passed"
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
+	$(CARGO) clippy -p boltcodec-packstream --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test -p boltcodec-packstream -p boltcodec-bolt --all-features
+
+# The vector file must be exactly what the official driver's packer produces.
+$(VENV_VECTORS)/.ok:
+	$(PYTHON) -m venv $(VENV_VECTORS)
+	$(VENV_VECTORS)/bin/pip install -q neo4j==6.4.1
+	touch $@
+
+test-vectors: $(VENV_VECTORS)/.ok
+	$(VENV_VECTORS)/bin/python scripts/gen_vectors.py --check
+
+bench: bench-rust
+
+bench-rust:
+	$(CARGO) bench -p boltcodec-benches --bench packstream
+	$(PYTHON) benches/report.py
