@@ -11,6 +11,12 @@
 //!   manifest v1 (reference §3).
 //! * [`chunk`]: [`Chunker`] and [`Dechunker`], message framing (reference §4); the
 //!   dechunker hands out messages as slices of the input whenever it can.
+//! * [`message`]: every request and response of every version as typed, borrowed
+//!   values; lazy RECORDs and a batch API that decodes a whole PULL response per call.
+//! * [`structs`]: Node, Relationship, Path, the temporal and spatial types, Vector,
+//!   UnsupportedType, per version; anything malformed becomes a `Broken` value.
+//! * [`connection`]: a sans-IO client connection (handshake, pipelining, the server
+//!   state machine, back-pressure) and a minimal server peer for tests.
 //!
 //! Every input is treated as hostile: parsing never panics, allocations are bounded by
 //! configured limits, and errors carry the byte offset and what was expected.
@@ -62,7 +68,10 @@
 )]
 
 pub mod chunk;
+pub mod connection;
 pub mod handshake;
+pub mod message;
+pub mod structs;
 pub mod version;
 
 pub use chunk::{Chunker, Dechunker};

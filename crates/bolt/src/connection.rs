@@ -1,0 +1,722 @@
+//! A sans-IO Bolt client connection, and a minimal server-side peer for tests.
+//!
+//! [`ClientConnection`] owns the protocol state of one connection and does no I/O: push
+//! the bytes you read from the socket into [`ClientConnection::receive`], send whatever
+//! [`ClientConnection::take_output`] returns, and read [`Event`]s from
+//! [`ClientConnection::poll_event`]. It
+//!
+//! * runs the handshake ([`ClientConfig`]: legacy proposals or manifest v1),
+//! * frames requests into chunks and de-chunks responses (zero-copy where possible),
+//! * lets you pipeline requests and matches every response to its request (FIFO),
+//! * tracks the server state (reference §6) and **refuses a request that the server
+//!   could reject as a protocol violation** in any state it might be in once the
+//!   requests already queued have run, before a byte of it is written,
+//! * and gives back-pressure through `PULL {n}`: records arrive batch by batch and the
+//!   next batch is only asked for when you send the next PULL.
+//!
+//! ```
+//! use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerConnection, ServerState};
+//! use bolt::message::{Hello, Logon, Pull, Request, Response, Run, Success, Record};
+//! use bolt::BoltVersion;
+//! use packstream::{Value, ValueRef};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut client = ClientConnection::new(ConnectionConfig::default());
+//! let mut server = ServerConnection::new(Default::default());
+//!
+//! // Handshake: bytes go back and forth until both sides agree.
+//! server.receive(&client.take_output())?;
+//! client.receive(&server.take_output())?;
+//! server.receive(&client.take_output())?; // the client's manifest pick
+//! assert_eq!(client.poll_event(), Some(Event::Negotiated(BoltVersion::V6_1)));
+//!
+//! // Pipeline HELLO, LOGON, RUN and PULL in one write.
+//! client.send(&Request::Hello(Hello::new("example/1.0")))?;
+//! client.send(&Request::Logon(Logon::basic("neo4j", "secret")))?;
+//! client.send(&Request::Run(Run::new("RETURN 1 AS x")))?;
+//! client.send(&Request::Pull(Pull::new(100)))?;
+//! server.receive(&client.take_output())?;
+//! let kinds: Vec<_> = std::iter::from_fn(|| server.poll_request()).map(|r| r.kind()).collect();
+//! assert_eq!(kinds.len(), 4);
+//!
+//! // The server answers each in order.
+//! let v = server.version().unwrap();
+//! server.send(&Response::Success(Success::default()))?;
+//! server.send(&Response::Success(Success::default()))?;
+//! server.send(&Response::Success(Success::default().with("fields", vec!["x"])))?;
+//! server.send(&Response::Record(Record::new(vec![ValueRef::Int(1)])))?;
+//! server.send(&Response::Success(Success::default().with("type", "r")))?;
+//! client.receive(&server.take_output())?;
+//! let events: Vec<Event> = std::iter::from_fn(|| client.poll_event()).collect();
+//! assert!(matches!(&events[3], Event::Record(fields) if fields == &[Value::Int(1)]));
+//! assert_eq!(client.state(), ServerState::Ready);
+//! # let _ = v;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use packstream::{DecodeLimits, Value};
+
+use crate::chunk::{ChunkError, Chunker, DechunkError, DechunkLimits, Dechunker};
+use crate::handshake::{
+    ClientConfig, ClientHandshake, HandshakeError, ServerConfig, ServerHandshake, Step,
+};
+use crate::message::{
+    MessageCodec, MessageEncodeError, MessageError, Request, RequestKind, Response,
+};
+use crate::version::BoltVersion;
+
+/// The state of the server's side of a connection (reference §6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ServerState {
+    /// The handshake is not finished.
+    Handshake,
+    /// Handshake done; only HELLO (INIT before Bolt 3) is accepted. Called CONNECTED up
+    /// to 5.0 and NEGOTIATION from 5.1.
+    Negotiation,
+    /// HELLO accepted or LOGOFF done (5.1+): only LOGON is accepted.
+    Authentication,
+    /// Idle and authenticated.
+    Ready,
+    /// An auto-commit result is open.
+    Streaming,
+    /// Inside an explicit transaction with no open result.
+    TxReady,
+    /// Inside an explicit transaction with at least one open result.
+    TxStreaming,
+    /// A request failed; requests are IGNORED until RESET (or ACK_FAILURE in Bolt 1–2).
+    Failed,
+    /// A RESET is on its way; everything before it is IGNORED.
+    Interrupted,
+    /// The connection is finished (GOODBYE, a failed HELLO/LOGON/RESET, or a protocol
+    /// error). Close the socket.
+    Defunct,
+}
+
+impl fmt::Display for ServerState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ServerState::Handshake => "HANDSHAKE",
+            ServerState::Negotiation => "NEGOTIATION",
+            ServerState::Authentication => "AUTHENTICATION",
+            ServerState::Ready => "READY",
+            ServerState::Streaming => "STREAMING",
+            ServerState::TxReady => "TX_READY",
+            ServerState::TxStreaming => "TX_STREAMING",
+            ServerState::Failed => "FAILED",
+            ServerState::Interrupted => "INTERRUPTED",
+            ServerState::Defunct => "DEFUNCT",
+        })
+    }
+}
+
+/// Settings of a [`ClientConnection`].
+#[derive(Clone, Debug, Default)]
+pub struct ConnectionConfig {
+    /// What the handshake offers (default: manifest v1, 6.1–6.0, 5.8–5.0, 4.4).
+    pub handshake: ClientConfig,
+    /// Bounds on incoming messages (size, chunk count).
+    pub dechunk_limits: DechunkLimits,
+    /// Bounds on decoded values.
+    pub decode_limits: DecodeLimits,
+    /// Largest chunk written (default 65 535; `0` means the default).
+    pub max_chunk_size: u16,
+}
+
+/// What the connection tells its user.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The handshake agreed on this version; requests may be sent now.
+    Negotiated(BoltVersion),
+    /// A request succeeded. `metadata` is the SUCCESS map.
+    Success {
+        /// The request it answers.
+        request: RequestKind,
+        /// The SUCCESS metadata (a map).
+        metadata: Value,
+    },
+    /// One record of the result the front PULL is streaming.
+    Record(Vec<Value>),
+    /// A request failed.
+    Failure {
+        /// The request it answers.
+        request: RequestKind,
+        /// `neo4j_code` (5.7+) or `code`.
+        code: Option<String>,
+        /// The error message.
+        message: Option<String>,
+        /// The whole FAILURE metadata (GQL status, cause, …).
+        metadata: Value,
+    },
+    /// A request was ignored because an earlier one failed or a RESET overtook it.
+    Ignored {
+        /// The request it answers.
+        request: RequestKind,
+    },
+}
+
+/// What went wrong on a connection.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectionError {
+    /// The handshake failed.
+    #[error("handshake: {0}")]
+    Handshake(#[from] HandshakeError),
+    /// The server and the client have no version in common.
+    #[error("the server accepted none of the offered versions")]
+    NoCommonVersion,
+    /// Framing of the incoming stream failed.
+    #[error("framing: {0}")]
+    Dechunk(#[from] DechunkError),
+    /// A message could not be decoded.
+    #[error("message at stream offset {stream_offset}: {source}")]
+    Message {
+        /// Offset of the message's first chunk header in the incoming stream.
+        stream_offset: u64,
+        /// The decode error (its own offset is within the message).
+        source: MessageError,
+    },
+    /// A request could not be encoded.
+    #[error("encoding: {0}")]
+    Encode(#[from] MessageEncodeError),
+    /// A chunk size setting was invalid.
+    #[error("chunking: {0}")]
+    Chunk(#[from] ChunkError),
+    /// A request was sent before the handshake finished.
+    #[error("{0} sent before the handshake finished")]
+    NotNegotiated(&'static str),
+    /// The request is not allowed in a state the server may be in when it arrives.
+    #[error("{request} is not allowed in state {state} (Bolt {version})")]
+    IllegalRequest {
+        /// The request's name.
+        request: &'static str,
+        /// A state the server may be in when the request arrives.
+        state: ServerState,
+        /// The negotiated version.
+        version: BoltVersion,
+    },
+    /// The server sent a response that no request asked for.
+    #[error("unexpected {response} at stream offset {stream_offset} ({detail})")]
+    UnexpectedResponse {
+        /// The response's name.
+        response: &'static str,
+        /// Offset of the message in the incoming stream.
+        stream_offset: u64,
+        /// Why it was unexpected.
+        detail: &'static str,
+    },
+    /// The connection is defunct; nothing more can be sent or received.
+    #[error("the connection is defunct")]
+    Defunct,
+}
+
+/// One request awaiting its summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pending {
+    kind: RequestKind,
+    /// A PULL/DISCARD that asks for everything (`n = -1`, or the *_ALL forms).
+    to_end: bool,
+}
+
+/// The server state plus how many results are open inside a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Sv {
+    state: ServerState,
+    open: u32,
+}
+
+impl Sv {
+    const fn at(state: ServerState) -> Self {
+        Sv { state, open: 0 }
+    }
+}
+
+/// Whether `kind` may be sent to a server in `sv` (reference §6.2–6.3). Requests that
+/// the server answers with IGNORED (in FAILED / INTERRUPTED) are allowed.
+fn allowed(kind: RequestKind, sv: Sv, v: BoltVersion) -> bool {
+    use RequestKind as K;
+    use ServerState as S;
+    if kind == K::Goodbye {
+        return sv.state != S::Defunct && sv.state != S::Handshake;
+    }
+    match sv.state {
+        S::Handshake | S::Defunct => false,
+        S::Negotiation => kind == if v.uses_hello() { K::Hello } else { K::Init },
+        S::Authentication => kind == K::Logon,
+        S::Ready => matches!(
+            kind,
+            K::Run | K::Begin | K::Route | K::Telemetry | K::Logoff | K::Reset
+        ),
+        S::Streaming => matches!(
+            kind,
+            K::Pull | K::Discard | K::PullAll | K::DiscardAll | K::Reset
+        ),
+        S::TxReady => matches!(kind, K::Run | K::Commit | K::Rollback | K::Reset),
+        S::TxStreaming => {
+            matches!(kind, K::Pull | K::Discard | K::PullAll | K::DiscardAll | K::Reset)
+                // A second open result inside a transaction needs Bolt 4.0 (qid).
+                || (kind == K::Run && v.has_qid())
+        }
+        S::Failed => !matches!(kind, K::Hello | K::Init | K::Logon),
+        S::Interrupted => !matches!(kind, K::Hello | K::Init | K::Logon | K::AckFailure),
+    }
+}
+
+/// The states a server in `sv` may be in after `p` succeeds (two when a PULL/DISCARD of
+/// `n` records may or may not end its result).
+fn after_success(p: Pending, sv: Sv, v: BoltVersion) -> [Option<Sv>; 2] {
+    use RequestKind as K;
+    use ServerState as S;
+    let one = |sv| [Some(sv), None];
+    match (sv.state, p.kind) {
+        (_, K::Goodbye) => one(Sv::at(S::Defunct)),
+        // Requests in FAILED / INTERRUPTED are ignored and change nothing, except the
+        // ones that clear the failure.
+        (_, K::Reset) => one(Sv::at(S::Ready)),
+        (S::Failed, K::AckFailure) => one(Sv::at(S::Ready)),
+        (S::Failed | S::Interrupted, _) => one(sv),
+        (_, K::Hello) if v.has_logon() => one(Sv::at(S::Authentication)),
+        (_, K::Hello | K::Init | K::Logon) => one(Sv::at(S::Ready)),
+        (_, K::Logoff) => one(Sv::at(S::Authentication)),
+        (S::Ready, K::Run) => one(Sv::at(S::Streaming)),
+        (S::TxReady | S::TxStreaming, K::Run) => one(Sv {
+            state: S::TxStreaming,
+            open: sv.open.saturating_add(1),
+        }),
+        (_, K::Begin) => one(Sv::at(S::TxReady)),
+        (_, K::Commit | K::Rollback) => one(Sv::at(S::Ready)),
+        (S::Streaming | S::TxStreaming, K::Pull | K::Discard | K::PullAll | K::DiscardAll) => {
+            let done = if sv.state == S::Streaming || sv.open <= 1 {
+                Sv::at(if sv.state == S::Streaming {
+                    S::Ready
+                } else {
+                    S::TxReady
+                })
+            } else {
+                Sv {
+                    state: S::TxStreaming,
+                    open: sv.open - 1,
+                }
+            };
+            if p.to_end {
+                one(done)
+            } else {
+                [Some(sv), Some(done)]
+            }
+        }
+        _ => one(sv),
+    }
+}
+
+/// The state after a summary arrives for `p` in `sv`.
+fn after_summary(p: Pending, sv: Sv, v: BoltVersion, response: &Response<'_>) -> Sv {
+    use RequestKind as K;
+    use ServerState as S;
+    match response {
+        Response::Success(s) => {
+            let [first, second] = after_success(p, sv, v);
+            let streaming = matches!(p.kind, K::Pull | K::Discard) && s.has_more();
+            match (first, second) {
+                (Some(stay), Some(_)) if streaming => stay,
+                (_, Some(done)) => done,
+                (Some(only), None) => only,
+                (None, _) => sv,
+            }
+        }
+        Response::Failure(_) => match p.kind {
+            K::Hello | K::Init | K::Logon | K::Reset | K::AckFailure => Sv::at(S::Defunct),
+            _ => Sv::at(S::Failed),
+        },
+        _ => sv,
+    }
+}
+
+/// The client side of one Bolt connection. See the [module docs](self).
+#[derive(Debug)]
+pub struct ClientConnection {
+    handshake: Option<ClientHandshake>,
+    codec: Option<MessageCodec>,
+    decode_limits: DecodeLimits,
+    chunker: Chunker,
+    dechunker: Dechunker,
+    out: Vec<u8>,
+    pending: VecDeque<Pending>,
+    /// The state as of the responses received so far.
+    confirmed: Sv,
+    events: VecDeque<Event>,
+    defunct: bool,
+}
+
+impl ClientConnection {
+    /// A connection that starts with the handshake: its first bytes are ready in
+    /// [`ClientConnection::take_output`].
+    pub fn new(config: ConnectionConfig) -> Self {
+        let handshake = ClientHandshake::new(config.handshake);
+        let out = handshake.hello().to_vec();
+        let chunk_size = if config.max_chunk_size == 0 {
+            65_535
+        } else {
+            config.max_chunk_size
+        };
+        ClientConnection {
+            handshake: Some(handshake),
+            codec: None,
+            decode_limits: config.decode_limits,
+            chunker: Chunker::new(usize::from(chunk_size)).unwrap_or_default(),
+            dechunker: Dechunker::with_limits(config.dechunk_limits),
+            out,
+            pending: VecDeque::new(),
+            confirmed: Sv::at(ServerState::Handshake),
+            events: VecDeque::new(),
+            defunct: false,
+        }
+    }
+
+    /// The negotiated version, once the handshake is done.
+    pub fn version(&self) -> Option<BoltVersion> {
+        self.codec.as_ref().map(MessageCodec::version)
+    }
+
+    /// The server's state as of the responses received so far ([`ServerState::Interrupted`]
+    /// while a RESET is outstanding).
+    pub fn state(&self) -> ServerState {
+        if self.defunct {
+            ServerState::Defunct
+        } else if self.pending.iter().any(|p| p.kind == RequestKind::Reset) {
+            ServerState::Interrupted
+        } else {
+            self.confirmed.state
+        }
+    }
+
+    /// How many requests await their summary.
+    pub fn pending_requests(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Bytes waiting to be written to the socket.
+    pub fn output(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Marks the first `n` bytes of [`ClientConnection::output`] as written.
+    pub fn consume_output(&mut self, n: usize) {
+        self.out.drain(..n.min(self.out.len()));
+    }
+
+    /// Takes every byte waiting to be written.
+    pub fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The next event, if any.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The states the server may be in once every queued request has been handled,
+    /// assuming each succeeds (a failure only leads to FAILED, where everything but the
+    /// login requests is allowed).
+    fn predicted(&self, v: BoltVersion) -> Vec<Sv> {
+        let mut states = vec![self.confirmed];
+        for p in &self.pending {
+            let mut next: Vec<Sv> = Vec::with_capacity(states.len() + 1);
+            for sv in &states {
+                for s in after_success(*p, *sv, v).into_iter().flatten() {
+                    if !next.contains(&s) {
+                        next.push(s);
+                    }
+                }
+            }
+            states = next;
+        }
+        states
+    }
+
+    /// Whether `kind` may be sent now (see [`ClientConnection::send`]).
+    pub fn can_send(&self, kind: RequestKind) -> bool {
+        match self.version() {
+            Some(v) if !self.defunct => self.predicted(v).iter().all(|sv| allowed(kind, *sv, v)),
+            _ => false,
+        }
+    }
+
+    /// Encodes, frames and queues `request`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConnectionError::NotNegotiated`] before the handshake is done,
+    /// [`ConnectionError::IllegalRequest`] when the server could be in a state that does
+    /// not accept it once the queued requests have run (nothing is written then),
+    /// [`ConnectionError::Encode`] when it does not exist in the negotiated version, and
+    /// [`ConnectionError::Defunct`].
+    pub fn send(&mut self, request: &Request<'_>) -> Result<(), ConnectionError> {
+        if self.defunct {
+            return Err(ConnectionError::Defunct);
+        }
+        let Some(v) = self.version() else {
+            return Err(ConnectionError::NotNegotiated(request.name()));
+        };
+        let kind = request.kind();
+        if let Some(bad) = self
+            .predicted(v)
+            .into_iter()
+            .find(|sv| !allowed(kind, *sv, v))
+        {
+            return Err(ConnectionError::IllegalRequest {
+                request: request.name(),
+                state: bad.state,
+                version: v,
+            });
+        }
+        request.encode_framed(v, &self.chunker, &mut self.out)?;
+        let to_end = match request {
+            Request::Pull(p) => p.n() == Some(-1),
+            Request::Discard(d) => d.n() == Some(-1),
+            Request::PullAll | Request::DiscardAll => true,
+            _ => false,
+        };
+        if kind != RequestKind::Goodbye {
+            self.pending.push_back(Pending { kind, to_end });
+        } else {
+            self.confirmed = Sv::at(ServerState::Defunct);
+        }
+        Ok(())
+    }
+
+    /// Feeds bytes read from the socket. Events become available through
+    /// [`ClientConnection::poll_event`].
+    ///
+    /// # Errors
+    ///
+    /// Any handshake, framing, decoding or protocol error; the connection is defunct
+    /// afterwards (events produced before the error are still delivered).
+    pub fn receive(&mut self, bytes: &[u8]) -> Result<(), ConnectionError> {
+        if self.defunct {
+            return Err(ConnectionError::Defunct);
+        }
+        let result = self.receive_inner(bytes);
+        if result.is_err() {
+            self.defunct = true;
+        }
+        result
+    }
+
+    fn receive_inner(&mut self, mut bytes: &[u8]) -> Result<(), ConnectionError> {
+        if let Some(handshake) = self.handshake.as_mut() {
+            match handshake.receive(bytes)? {
+                Step::NeedMore => return Ok(()),
+                Step::Continue { send, consumed } => {
+                    self.out.extend_from_slice(&send);
+                    bytes = bytes.get(consumed..).unwrap_or_default();
+                }
+                Step::Rejected { .. } => return Err(ConnectionError::NoCommonVersion),
+                Step::Negotiated {
+                    version,
+                    send,
+                    consumed,
+                } => {
+                    self.out.extend_from_slice(&send);
+                    self.codec = Some(MessageCodec::new(version).with_limits(self.decode_limits));
+                    self.handshake = None;
+                    self.confirmed = Sv::at(ServerState::Negotiation);
+                    self.events.push_back(Event::Negotiated(version));
+                    bytes = bytes.get(consumed..).unwrap_or_default();
+                }
+            }
+        }
+        let Some(codec) = self.codec else {
+            return Ok(());
+        };
+        let mut feed = self.dechunker.feed(bytes);
+        while let Some(msg) = feed.next_message()? {
+            let stream_offset = msg.offset();
+            let response =
+                codec
+                    .decode_response(msg.bytes())
+                    .map_err(|source| ConnectionError::Message {
+                        stream_offset,
+                        source,
+                    })?;
+            let unexpected = |detail| ConnectionError::UnexpectedResponse {
+                response: response.name(),
+                stream_offset,
+                detail,
+            };
+            let Some(front) = self.pending.front().copied() else {
+                return Err(unexpected("no request is waiting for a response"));
+            };
+            match &response {
+                Response::Record(record) => {
+                    if !matches!(front.kind, RequestKind::Pull | RequestKind::PullAll) {
+                        return Err(unexpected("RECORD for a request that is not PULL"));
+                    }
+                    let fields =
+                        record
+                            .to_owned_values()
+                            .map_err(|source| ConnectionError::Message {
+                                stream_offset,
+                                source,
+                            })?;
+                    self.events.push_back(Event::Record(fields));
+                }
+                summary => {
+                    self.pending.pop_front();
+                    self.confirmed = after_summary(front, self.confirmed, codec.version(), summary);
+                    self.events.push_back(match summary {
+                        Response::Success(s) => Event::Success {
+                            request: front.kind,
+                            metadata: s.metadata.to_owned_value(),
+                        },
+                        Response::Failure(f) => Event::Failure {
+                            request: front.kind,
+                            code: f.code().map(str::to_owned),
+                            message: f.message().map(str::to_owned),
+                            metadata: f.metadata.to_owned_value(),
+                        },
+                        _ => Event::Ignored {
+                            request: front.kind,
+                        },
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One request received by a [`ServerConnection`]: its kind and its message bytes
+/// (decode them with [`Request::decode`] and the connection's version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReceivedRequest {
+    kind: RequestKind,
+    bytes: Vec<u8>,
+}
+
+impl ReceivedRequest {
+    /// The request's kind.
+    pub fn kind(&self) -> RequestKind {
+        self.kind
+    }
+
+    /// The de-chunked message bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Decodes the request.
+    ///
+    /// # Errors
+    /// A [`MessageError`] (it decoded once already, so only with another version).
+    pub fn decode(&self, version: BoltVersion) -> Result<Request<'_>, MessageError> {
+        Request::decode(&self.bytes, version)
+    }
+}
+
+/// A minimal server side: handshake, framing, request decoding and response encoding.
+/// It keeps no protocol state; a test (or a stub server) decides every answer.
+#[derive(Debug)]
+pub struct ServerConnection {
+    handshake: Option<ServerHandshake>,
+    codec: Option<MessageCodec>,
+    chunker: Chunker,
+    dechunker: Dechunker,
+    out: Vec<u8>,
+    requests: VecDeque<ReceivedRequest>,
+}
+
+impl ServerConnection {
+    /// A server side offering what `config` supports.
+    pub fn new(config: ServerConfig) -> Self {
+        ServerConnection {
+            handshake: Some(ServerHandshake::new(config)),
+            codec: None,
+            chunker: Chunker::default(),
+            dechunker: Dechunker::new(),
+            out: Vec::new(),
+            requests: VecDeque::new(),
+        }
+    }
+
+    /// The negotiated version.
+    pub fn version(&self) -> Option<BoltVersion> {
+        self.codec.as_ref().map(MessageCodec::version)
+    }
+
+    /// Takes every byte waiting to be written.
+    pub fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The next request received, if any.
+    pub fn poll_request(&mut self) -> Option<ReceivedRequest> {
+        self.requests.pop_front()
+    }
+
+    /// Feeds bytes from the client.
+    ///
+    /// # Errors
+    /// Handshake, framing and decoding errors.
+    pub fn receive(&mut self, mut bytes: &[u8]) -> Result<(), ConnectionError> {
+        while let Some(handshake) = self.handshake.as_mut() {
+            match handshake.receive(bytes)? {
+                Step::NeedMore => return Ok(()),
+                Step::Continue { send, consumed } => {
+                    self.out.extend_from_slice(&send);
+                    bytes = bytes.get(consumed..).unwrap_or_default();
+                    if bytes.is_empty() {
+                        return Ok(());
+                    }
+                }
+                Step::Rejected { send, .. } => {
+                    self.out.extend_from_slice(&send);
+                    return Err(ConnectionError::NoCommonVersion);
+                }
+                Step::Negotiated {
+                    version,
+                    send,
+                    consumed,
+                } => {
+                    self.out.extend_from_slice(&send);
+                    self.codec = Some(MessageCodec::new(version));
+                    self.handshake = None;
+                    bytes = bytes.get(consumed..).unwrap_or_default();
+                }
+            }
+        }
+        let Some(codec) = self.codec else {
+            return Ok(());
+        };
+        let mut feed = self.dechunker.feed(bytes);
+        while let Some(msg) = feed.next_message()? {
+            let stream_offset = msg.offset();
+            let kind = codec
+                .decode_request(msg.bytes())
+                .map_err(|source| ConnectionError::Message {
+                    stream_offset,
+                    source,
+                })?
+                .kind();
+            self.requests.push_back(ReceivedRequest {
+                kind,
+                bytes: msg.bytes().to_vec(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Encodes, frames and queues a response.
+    ///
+    /// # Errors
+    /// [`ConnectionError::NotNegotiated`] before the handshake is done; encoding errors.
+    pub fn send(&mut self, response: &Response<'_>) -> Result<(), ConnectionError> {
+        let Some(v) = self.version() else {
+            return Err(ConnectionError::NotNegotiated(response.name()));
+        };
+        response.encode_framed(v, &self.chunker, &mut self.out)?;
+        Ok(())
+    }
+}

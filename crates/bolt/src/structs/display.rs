@@ -1,0 +1,204 @@
+//! Readable, Cypher-like rendering of values with their structures interpreted, for
+//! logs and Bolt inspection tools.
+
+use core::fmt;
+
+use packstream::{StructRef, ValueRef};
+
+use super::BoltStruct;
+use crate::version::BoltVersion;
+
+/// How nested structures are interpreted while rendering: for a given version, or
+/// leniently (see [`BoltStruct::from_struct_any_version`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ctx(pub(super) Option<BoltVersion>);
+
+impl Ctx {
+    pub(super) const ANY: Ctx = Ctx(None);
+
+    pub(super) fn interpret<'a>(self, s: &StructRef<'a>) -> BoltStruct<'a> {
+        match self.0 {
+            Some(v) => BoltStruct::from_struct(s, v),
+            None => BoltStruct::from_struct_any_version(s),
+        }
+    }
+}
+
+/// Renders a PackStream value the way the Bolt structures render, with every nested
+/// structure interpreted: `{name: "Alice", born: date("1990-05-17"), tags: ["a"]}`.
+///
+/// * null, booleans, integers as in Cypher; floats as Rust's `{:?}` (`1.0`, `NaN`,
+///   `inf`); strings quoted with Rust escapes; bytes as `#CAFE`; UUIDs as
+///   `uuid("…")`;
+/// * map keys and labels bare when they are identifiers, else in backticks;
+/// * structures through [`BoltStruct`]'s `Display`; by default interpreted with
+///   [`BoltStruct::from_struct_any_version`], or strictly for one version with
+///   [`DisplayValue::with_version`] (then a structure not valid in that version shows as
+///   `broken(…)`).
+///
+/// ```
+/// use bolt::structs::DisplayValue;
+/// use bolt::BoltVersion;
+/// use packstream::{StructRef, ValueRef};
+///
+/// let date = ValueRef::Struct(StructRef { tag: 0x44, fields: vec![ValueRef::Int(7441)] });
+/// let v = ValueRef::Map(vec![("born", date), ("first name", ValueRef::String("Bob"))]);
+/// assert_eq!(DisplayValue::new(&v).to_string(), r#"{born: date("1990-05-17"), `first name`: "Bob"}"#);
+/// // Bolt 1 had no temporal types:
+/// let strict = DisplayValue::new(&v).with_version(BoltVersion::new(1, 0)).to_string();
+/// assert!(strict.starts_with("{born: broken(Date 0x44 [7441]: not valid in Bolt 1.0)"));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct DisplayValue<'v, 'a> {
+    value: &'v ValueRef<'a>,
+    ctx: Ctx,
+}
+
+impl<'v, 'a> DisplayValue<'v, 'a> {
+    /// Renders `value`, interpreting structures leniently.
+    #[must_use]
+    pub fn new(value: &'v ValueRef<'a>) -> Self {
+        DisplayValue {
+            value,
+            ctx: Ctx::ANY,
+        }
+    }
+
+    /// Interprets structures strictly for `version` instead.
+    #[must_use]
+    pub fn with_version(mut self, version: BoltVersion) -> Self {
+        self.ctx = Ctx(Some(version));
+        self
+    }
+}
+
+impl fmt::Display for DisplayValue<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_value(f, self.value, self.ctx)
+    }
+}
+
+pub(super) fn write_value(f: &mut fmt::Formatter<'_>, v: &ValueRef<'_>, ctx: Ctx) -> fmt::Result {
+    match v {
+        ValueRef::Null => f.write_str("null"),
+        ValueRef::Bool(b) => write!(f, "{b}"),
+        ValueRef::Int(i) => write!(f, "{i}"),
+        ValueRef::Float(x) => write!(f, "{x:?}"),
+        ValueRef::String(s) => write!(f, "{s:?}"),
+        ValueRef::Bytes(b) => {
+            f.write_str("#")?;
+            b.iter().try_for_each(|byte| write!(f, "{byte:02X}"))
+        }
+        ValueRef::List(items) => {
+            f.write_str("[")?;
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write_value(f, item, ctx)?;
+            }
+            f.write_str("]")
+        }
+        ValueRef::Map(entries) => write_map(f, entries, ctx),
+        ValueRef::Struct(s) => ctx.interpret(s).write(f, ctx),
+        ValueRef::Uuid(u) => {
+            f.write_str("uuid(\"")?;
+            write_uuid(f, u)?;
+            f.write_str("\")")
+        }
+    }
+}
+
+/// `{key: value, …}` in wire order.
+pub(super) fn write_map(
+    f: &mut fmt::Formatter<'_>,
+    entries: &[(&str, ValueRef<'_>)],
+    ctx: Ctx,
+) -> fmt::Result {
+    f.write_str("{")?;
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write_ident(f, k)?;
+        f.write_str(": ")?;
+        write_value(f, v, ctx)?;
+    }
+    f.write_str("}")
+}
+
+/// A Cypher name: bare when it is an identifier, else in backticks (doubled inside).
+pub(super) fn write_ident(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    let mut chars = name.chars();
+    let plain = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_');
+    if plain {
+        f.write_str(name)
+    } else {
+        f.write_str("`")?;
+        for part in name.split_inclusive('`') {
+            f.write_str(part)?;
+            if part.ends_with('`') {
+                f.write_str("`")?;
+            }
+        }
+        f.write_str("`")
+    }
+}
+
+/// Canonical 8-4-4-4-12 lowercase form.
+pub(super) fn write_uuid(f: &mut fmt::Formatter<'_>, u: &[u8; 16]) -> fmt::Result {
+    for (i, byte) in u.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            f.write_str("-")?;
+        }
+        write!(f, "{byte:02x}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Ident<'s>(&'s str);
+    impl fmt::Display for Ident<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_ident(f, self.0)
+        }
+    }
+
+    #[test]
+    fn identifiers() {
+        assert_eq!(Ident("name").to_string(), "name");
+        assert_eq!(Ident("_x1").to_string(), "_x1");
+        assert_eq!(Ident("Ünï").to_string(), "Ünï");
+        assert_eq!(Ident("").to_string(), "``");
+        assert_eq!(Ident("1a").to_string(), "`1a`");
+        assert_eq!(Ident("a b").to_string(), "`a b`");
+        assert_eq!(Ident("a`b").to_string(), "`a``b`");
+        assert_eq!(Ident("``").to_string(), "``````");
+    }
+
+    #[test]
+    fn scalars() {
+        let v = ValueRef::List(vec![
+            ValueRef::Null,
+            ValueRef::Bool(true),
+            ValueRef::Int(-3),
+            ValueRef::Float(1.0),
+            ValueRef::Float(f64::NAN),
+            ValueRef::String("a\"b"),
+            ValueRef::Bytes(&[0xCA, 0xFE]),
+            ValueRef::Uuid([
+                0x55, 0x0e, 0x84, 0x00, 0xe2, 0x9b, 0x41, 0xd4, 0xa7, 0x16, 0x44, 0x66, 0x55, 0x44,
+                0x00, 0x00,
+            ]),
+            ValueRef::Map(vec![]),
+        ]);
+        assert_eq!(
+            DisplayValue::new(&v).to_string(),
+            r#"[null, true, -3, 1.0, NaN, "a\"b", #CAFE, uuid("550e8400-e29b-41d4-a716-446655440000"), {}]"#
+        );
+    }
+}

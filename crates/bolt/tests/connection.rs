@@ -1,0 +1,500 @@
+//! The sans-IO client connection against the scripted server peer: handshake in every
+//! version, pipelining, the state machine refusing illegal sequences before they are
+//! sent, failures, IGNORED and RESET, back-pressure through PULL {n}, transactions, and
+//! any split of the server's bytes into reads.
+
+use bolt::connection::{
+    ClientConnection, ConnectionConfig, ConnectionError, Event, ServerConnection, ServerState,
+};
+use bolt::handshake::{ClientConfig, Proposal, ServerConfig};
+use bolt::message::{
+    Begin, Failure, Hello, Logon, Pull, Record, Request, RequestKind, Response, Run, Success,
+};
+use bolt::BoltVersion;
+use packstream::{Value, ValueRef};
+use proptest::prelude::*;
+
+/// A connected client/server pair that agreed on `version` (offered alone).
+fn pair(version: BoltVersion) -> (ClientConnection, ServerConnection) {
+    let proposals = [
+        Proposal::exact(version),
+        Proposal::Empty,
+        Proposal::Empty,
+        Proposal::Empty,
+    ];
+    let config = ConnectionConfig {
+        handshake: ClientConfig::new(proposals).with_supported(&[version]),
+        ..ConnectionConfig::default()
+    };
+    let mut client = ClientConnection::new(config);
+    let all: Vec<BoltVersion> = BoltVersion::SUPPORTED
+        .iter()
+        .chain(BoltVersion::DECODE_ONLY)
+        .copied()
+        .collect();
+    let mut server = ServerConnection::new(ServerConfig::new(&all));
+    server
+        .receive(&client.take_output())
+        .expect("server handshake");
+    client
+        .receive(&server.take_output())
+        .expect("client handshake");
+    assert_eq!(client.poll_event(), Some(Event::Negotiated(version)));
+    assert_eq!(server.version(), Some(version));
+    assert_eq!(client.state(), ServerState::Negotiation);
+    (client, server)
+}
+
+/// Logs in (HELLO, plus LOGON from 5.1) and answers with SUCCESS.
+fn login(client: &mut ClientConnection, server: &mut ServerConnection) {
+    let v = client.version().expect("negotiated");
+    if v.hello_carries_auth() {
+        let auth = bolt::message::Dict::default()
+            .with("scheme", "basic")
+            .with("principal", "neo4j")
+            .with("credentials", "pw");
+        client
+            .send(&Request::Hello(Hello::new("test/1").with_auth(auth)))
+            .expect("HELLO");
+    } else {
+        client
+            .send(&Request::Hello(Hello::new("test/1")))
+            .expect("HELLO");
+    }
+    if v.has_logon() {
+        client
+            .send(&Request::Logon(Logon::basic("neo4j", "pw")))
+            .expect("LOGON");
+    }
+    deliver(client, server);
+    while let Some(_req) = server.poll_request() {
+        server
+            .send(&Response::Success(Success::default()))
+            .expect("SUCCESS");
+    }
+    client
+        .receive(&server.take_output())
+        .expect("login responses");
+    while client.poll_event().is_some() {}
+    assert_eq!(client.state(), ServerState::Ready);
+}
+
+fn deliver(client: &mut ClientConnection, server: &mut ServerConnection) {
+    server
+        .receive(&client.take_output())
+        .expect("server receives");
+}
+
+fn events(client: &mut ClientConnection) -> Vec<Event> {
+    std::iter::from_fn(|| client.poll_event()).collect()
+}
+
+fn kinds(server: &mut ServerConnection) -> Vec<RequestKind> {
+    std::iter::from_fn(|| server.poll_request())
+        .map(|r| r.kind())
+        .collect()
+}
+
+fn record(values: &[i64]) -> Response<'static> {
+    Response::Record(Record::new(
+        values.iter().map(|v| ValueRef::Int(*v)).collect(),
+    ))
+}
+
+#[test]
+fn handshake_and_login_in_every_supported_version() {
+    for &v in BoltVersion::SUPPORTED {
+        let (mut client, mut server) = pair(v);
+        login(&mut client, &mut server);
+        client
+            .send(&Request::Run(Run::new("RETURN 1")))
+            .expect("RUN");
+        assert!(client.can_send(if v.has_qid() {
+            RequestKind::Pull
+        } else {
+            RequestKind::PullAll
+        }));
+    }
+}
+
+#[test]
+fn requests_before_the_handshake_are_refused() {
+    let mut client = ClientConnection::new(ConnectionConfig::default());
+    let err = client
+        .send(&Request::Hello(Hello::new("x")))
+        .expect_err("not negotiated");
+    assert!(matches!(err, ConnectionError::NotNegotiated("HELLO")));
+    assert_eq!(client.output().len(), 20, "only the handshake is queued");
+}
+
+#[test]
+fn illegal_sequences_are_refused_before_anything_is_written() {
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    // LOGON before HELLO.
+    let err = client
+        .send(&Request::Logon(Logon::basic("a", "b")))
+        .expect_err("LOGON first");
+    assert!(matches!(
+        err,
+        ConnectionError::IllegalRequest {
+            request: "LOGON",
+            state: ServerState::Negotiation,
+            ..
+        }
+    ));
+    login(&mut client, &mut server);
+    let before = client.output().len();
+    for bad in [
+        Request::Pull(Pull::new(10)),
+        Request::Commit,
+        Request::Rollback,
+        Request::Hello(Hello::new("again")),
+        Request::Logon(Logon::basic("a", "b")),
+    ] {
+        let err = client.send(&bad).expect_err(bad.name());
+        assert!(
+            matches!(
+                err,
+                ConnectionError::IllegalRequest {
+                    state: ServerState::Ready,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        client.output().len(),
+        before,
+        "nothing written for refused requests"
+    );
+    // An auto-commit result allows no second RUN until it is consumed...
+    client
+        .send(&Request::Run(Run::new("RETURN 1")))
+        .expect("RUN");
+    let err = client
+        .send(&Request::Run(Run::new("RETURN 2")))
+        .expect_err("RUN while streaming");
+    assert!(matches!(
+        err,
+        ConnectionError::IllegalRequest {
+            state: ServerState::Streaming,
+            ..
+        }
+    ));
+    // ...and a PULL of n records may leave it open, so RUN is still refused after it.
+    client.send(&Request::Pull(Pull::new(10))).expect("PULL");
+    assert!(client.send(&Request::Run(Run::new("RETURN 2"))).is_err());
+    // A further PULL is refused too: the result may be finished by then.
+    assert!(!client.can_send(RequestKind::Pull));
+    // PULL of everything ends the result: RUN may follow in the same pipeline.
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    login(&mut client, &mut server);
+    client
+        .send(&Request::Run(Run::new("RETURN 1")))
+        .expect("RUN");
+    client.send(&Request::Pull(Pull::all())).expect("PULL all");
+    client
+        .send(&Request::Run(Run::new("RETURN 2")))
+        .expect("RUN after PULL all");
+}
+
+#[test]
+fn pipelined_query_streams_records_and_returns_to_ready() {
+    let (mut client, mut server) = pair(BoltVersion::V6_1);
+    login(&mut client, &mut server);
+    client
+        .send(&Request::Run(Run::new("UNWIND range(1, 3) AS x RETURN x")))
+        .expect("RUN");
+    client.send(&Request::Pull(Pull::new(1000))).expect("PULL");
+    deliver(&mut client, &mut server);
+    assert_eq!(kinds(&mut server), [RequestKind::Run, RequestKind::Pull]);
+    server
+        .send(&Response::Success(
+            Success::default().with("fields", vec!["x"]),
+        ))
+        .expect("send");
+    for i in 1..=3 {
+        server.send(&record(&[i])).expect("send");
+    }
+    server
+        .send(&Response::Success(Success::default().with("type", "r")))
+        .expect("send");
+    client.receive(&server.take_output()).expect("responses");
+    let ev = events(&mut client);
+    assert_eq!(ev.len(), 5);
+    assert!(
+        matches!(&ev[0], Event::Success { request: RequestKind::Run, metadata } if metadata.get("fields").is_some())
+    );
+    assert_eq!(
+        ev[1..4],
+        [1, 2, 3].map(|i| Event::Record(vec![Value::Int(i)]))
+    );
+    assert!(matches!(
+        &ev[4],
+        Event::Success {
+            request: RequestKind::Pull,
+            ..
+        }
+    ));
+    assert_eq!(client.state(), ServerState::Ready);
+    assert_eq!(client.pending_requests(), 0);
+}
+
+#[test]
+fn pull_n_gives_back_pressure_batch_by_batch() {
+    let (mut client, mut server) = pair(BoltVersion::V5_0);
+    login(&mut client, &mut server);
+    client
+        .send(&Request::Run(Run::new("UNWIND range(1, 5) AS x RETURN x")))
+        .expect("RUN");
+    client.send(&Request::Pull(Pull::new(2))).expect("PULL 2");
+    deliver(&mut client, &mut server);
+    kinds(&mut server);
+    server
+        .send(&Response::Success(
+            Success::default().with("fields", vec!["x"]),
+        ))
+        .expect("send");
+    server.send(&record(&[1])).expect("send");
+    server.send(&record(&[2])).expect("send");
+    server
+        .send(&Response::Success(
+            Success::default().with("has_more", true),
+        ))
+        .expect("send");
+    client.receive(&server.take_output()).expect("batch 1");
+    assert_eq!(events(&mut client).len(), 4);
+    assert_eq!(
+        client.state(),
+        ServerState::Streaming,
+        "has_more keeps the result open"
+    );
+    assert!(client.send(&Request::Run(Run::new("RETURN 1"))).is_err());
+    client
+        .send(&Request::Pull(Pull::new(2)))
+        .expect("next batch");
+    deliver(&mut client, &mut server);
+    assert_eq!(kinds(&mut server), [RequestKind::Pull]);
+    server.send(&record(&[3])).expect("send");
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    client.receive(&server.take_output()).expect("batch 2");
+    assert_eq!(events(&mut client).len(), 2);
+    assert_eq!(client.state(), ServerState::Ready);
+}
+
+#[test]
+fn failure_then_ignored_then_reset() {
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    login(&mut client, &mut server);
+    client
+        .send(&Request::Run(Run::new("RETRUN 1")))
+        .expect("RUN");
+    client.send(&Request::Pull(Pull::new(1000))).expect("PULL");
+    deliver(&mut client, &mut server);
+    kinds(&mut server);
+    let failure = Failure::new(
+        BoltVersion::V5_8,
+        "Neo.ClientError.Statement.SyntaxError",
+        "Invalid input 'RETRUN'",
+    );
+    server.send(&Response::Failure(failure)).expect("send");
+    server.send(&Response::Ignored).expect("send");
+    client.receive(&server.take_output()).expect("responses");
+    let ev = events(&mut client);
+    assert!(
+        matches!(&ev[0], Event::Failure { request: RequestKind::Run, code: Some(c), .. } if c == "Neo.ClientError.Statement.SyntaxError")
+    );
+    assert_eq!(
+        ev[1],
+        Event::Ignored {
+            request: RequestKind::Pull
+        }
+    );
+    assert_eq!(client.state(), ServerState::Failed);
+    // In FAILED the server ignores requests; RESET clears it.
+    client.send(&Request::Reset).expect("RESET");
+    assert_eq!(client.state(), ServerState::Interrupted);
+    deliver(&mut client, &mut server);
+    assert_eq!(kinds(&mut server), [RequestKind::Reset]);
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    client.receive(&server.take_output()).expect("reset");
+    assert_eq!(
+        events(&mut client),
+        [Event::Success {
+            request: RequestKind::Reset,
+            metadata: Value::Map(vec![])
+        }]
+    );
+    assert_eq!(client.state(), ServerState::Ready);
+}
+
+#[test]
+fn failed_login_makes_the_connection_defunct() {
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    client
+        .send(&Request::Hello(Hello::new("x")))
+        .expect("HELLO");
+    client
+        .send(&Request::Logon(Logon::basic("neo4j", "wrong")))
+        .expect("LOGON");
+    deliver(&mut client, &mut server);
+    kinds(&mut server);
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    server
+        .send(&Response::Failure(Failure::new(
+            BoltVersion::V5_8,
+            "Neo.ClientError.Security.Unauthorized",
+            "bad credentials",
+        )))
+        .expect("send");
+    client.receive(&server.take_output()).expect("responses");
+    assert_eq!(client.state(), ServerState::Defunct);
+    assert!(!client.can_send(RequestKind::Run));
+    assert!(client.send(&Request::Reset).is_err());
+}
+
+#[test]
+fn explicit_transaction_with_two_open_results() {
+    let (mut client, mut server) = pair(BoltVersion::V4_4);
+    login(&mut client, &mut server);
+    client.send(&Request::Begin(Begin::new())).expect("BEGIN");
+    client
+        .send(&Request::Run(Run::new("RETURN 1")))
+        .expect("RUN 1");
+    client
+        .send(&Request::Run(Run::new("RETURN 2")))
+        .expect("RUN 2 (4.0+: a second result)");
+    client
+        .send(&Request::Pull(Pull::all().with_qid(0)))
+        .expect("PULL qid 0");
+    client
+        .send(&Request::Pull(Pull::all().with_qid(1)))
+        .expect("PULL qid 1");
+    client
+        .send(&Request::Commit)
+        .expect("COMMIT once both results are consumed");
+    deliver(&mut client, &mut server);
+    assert_eq!(kinds(&mut server).len(), 6);
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    server
+        .send(&Response::Success(Success::default().with("qid", 0)))
+        .expect("send");
+    server
+        .send(&Response::Success(Success::default().with("qid", 1)))
+        .expect("send");
+    server.send(&record(&[1])).expect("send");
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    client.receive(&server.take_output()).expect("part 1");
+    assert_eq!(client.state(), ServerState::TxStreaming);
+    server.send(&record(&[2])).expect("send");
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    server
+        .send(&Response::Success(
+            Success::default().with("bookmark", "bm"),
+        ))
+        .expect("send");
+    client.receive(&server.take_output()).expect("part 2");
+    assert_eq!(events(&mut client).len(), 8);
+    assert_eq!(client.state(), ServerState::Ready);
+    // Bolt 3 has no second result inside a transaction.
+    let (mut c3, mut s3) = pair(BoltVersion::V3_0);
+    login(&mut c3, &mut s3);
+    c3.send(&Request::Begin(Begin::new())).expect("BEGIN");
+    c3.send(&Request::Run(Run::new("RETURN 1"))).expect("RUN");
+    assert!(c3.send(&Request::Run(Run::new("RETURN 2"))).is_err());
+}
+
+#[test]
+fn responses_nobody_asked_for_are_protocol_errors() {
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    login(&mut client, &mut server);
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    let err = client
+        .receive(&server.take_output())
+        .expect_err("unsolicited");
+    assert!(
+        matches!(
+            err,
+            ConnectionError::UnexpectedResponse {
+                response: "SUCCESS",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(client.state(), ServerState::Defunct);
+    // A RECORD answering a RUN.
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    login(&mut client, &mut server);
+    client
+        .send(&Request::Run(Run::new("RETURN 1")))
+        .expect("RUN");
+    server.send(&record(&[1])).expect("send");
+    assert!(client.receive(&server.take_output()).is_err());
+}
+
+#[test]
+fn goodbye_ends_the_connection() {
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    login(&mut client, &mut server);
+    client.send(&Request::Goodbye).expect("GOODBYE");
+    assert_eq!(client.state(), ServerState::Defunct);
+    assert!(client.send(&Request::Run(Run::new("RETURN 1"))).is_err());
+    deliver(&mut client, &mut server);
+    assert_eq!(kinds(&mut server), [RequestKind::Goodbye]);
+}
+
+#[test]
+fn garbage_from_the_server_is_an_error_not_a_panic() {
+    let mut client = ClientConnection::new(ConnectionConfig::default());
+    let err = client
+        .receive(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+        .expect_err("not bolt");
+    assert!(matches!(err, ConnectionError::Handshake(_)), "{err}");
+    assert_eq!(client.state(), ServerState::Defunct);
+}
+
+proptest! {
+    /// Whatever the split of the server's bytes into reads, the events are the same.
+    #[test]
+    fn any_read_split_gives_the_same_events(cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12)) {
+        let (mut client, mut server) = pair(BoltVersion::V5_8);
+        login(&mut client, &mut server);
+        client.send(&Request::Run(Run::new("RETURN x"))).expect("RUN");
+        client.send(&Request::Pull(Pull::all())).expect("PULL");
+        deliver(&mut client, &mut server);
+        kinds(&mut server);
+        server.send(&Response::Success(Success::default().with("fields", vec!["x"]))).expect("send");
+        for i in 0..20 {
+            server.send(&record(&[i, i * 1000, -i])).expect("send");
+        }
+        server.send(&Response::Success(Success::default())).expect("send");
+        let bytes = server.take_output();
+        let mut at: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+        at.push(0);
+        at.push(bytes.len());
+        at.sort_unstable();
+        for w in at.windows(2) {
+            client.receive(&bytes[w[0]..w[1]]).expect("chunked receive");
+        }
+        let ev = events(&mut client);
+        prop_assert_eq!(ev.len(), 22);
+        prop_assert_eq!(&ev[21], &Event::Success { request: RequestKind::Pull, metadata: Value::Map(vec![]) });
+        prop_assert_eq!(client.state(), ServerState::Ready);
+    }
+}
