@@ -13,7 +13,7 @@ VENV_VECTORS := .venv-vectors
 .PHONY: demo test test-rust lint test-vectors bench bench-rust
 
 demo:
-	$(CARGO) run -q --release -p boltcodec-bolt --example decode_capture -- tests/captures/neo4j-5.26.30/bolt-5.8/node.txt
+	$(CARGO) run -q --release -p boltcodec-inspect -- capture tests/captures/neo4j-5.26.30/bolt-5.8/node.txt
 
 test: lint test-rust test-vectors
 	@echo "make test: all suites passed"
@@ -24,7 +24,7 @@ lint:
 	$(CARGO) clippy -p boltcodec-packstream --all-targets -- -D warnings
 
 test-rust:
-	$(CARGO) test -p boltcodec-packstream -p boltcodec-bolt --all-features
+	$(CARGO) test -p boltcodec-packstream -p boltcodec-bolt -p boltcodec-inspect --all-features
 
 # The vector file must be exactly what the official driver's packer produces.
 $(VENV_VECTORS)/.ok:
