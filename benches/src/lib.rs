@@ -1,0 +1,82 @@
+//! Workloads shared by the criterion benches: the same data as PackStream and as
+//! MessagePack (the yardstick format), built deterministically.
+
+use packstream::{Structure, Value};
+
+/// Cell `j` of row `i` of a mixed table: an integer, a float, or a short string.
+fn mixed(i: usize, j: usize) -> (Value, rmpv::Value) {
+    match j % 3 {
+        0 => {
+            let v = (i * 31 + j * 7) as i64 * if j % 2 == 0 { 1 } else { -1 };
+            (Value::Int(v), rmpv::Value::from(v))
+        }
+        1 => {
+            let v = i as f64 * 0.5 + j as f64;
+            (Value::Float(v), rmpv::Value::F64(v))
+        }
+        _ => {
+            let s = format!("s{i}-{j}");
+            (Value::String(s.clone()), rmpv::Value::from(s))
+        }
+    }
+}
+
+/// One list of `n` lists of `m` mixed values, encoded in both formats.
+pub fn nested_lists(n: usize, m: usize) -> (Value, rmpv::Value) {
+    let (ps, mp): (Vec<Value>, Vec<rmpv::Value>) = (0..n)
+        .map(|i| {
+            let (a, b): (Vec<Value>, Vec<rmpv::Value>) = (0..m).map(|j| mixed(i, j)).unzip();
+            (Value::List(a), rmpv::Value::Array(b))
+        })
+        .unzip();
+    (Value::List(ps), rmpv::Value::Array(mp))
+}
+
+/// A row of the 20-column table: ints, floats, strings of 8-24 bytes, booleans and nulls.
+fn wide_cell(i: usize, j: usize) -> (Value, rmpv::Value) {
+    match j % 5 {
+        0 | 1 => mixed(i, j * 3),
+        2 => mixed(i, 1),
+        3 => {
+            let s = format!(
+                "{:width$}",
+                format!("name-{i}-{j}"),
+                width = 8 + (i + j) % 16
+            );
+            (Value::String(s.clone()), rmpv::Value::from(s))
+        }
+        _ if (i + j) % 2 == 0 => (Value::Bool(i % 3 == 0), rmpv::Value::Boolean(i % 3 == 0)),
+        _ => (Value::Null, rmpv::Value::Nil),
+    }
+}
+
+/// `rows` RECORD messages (`B1 71 [fields]`), each of `cols` fields; the MessagePack
+/// equivalent of a record is `[0x71, [fields]]`.
+pub fn records(rows: usize, cols: usize, wide: bool) -> (Vec<Value>, Vec<rmpv::Value>) {
+    (0..rows)
+        .map(|i| {
+            let (a, b): (Vec<Value>, Vec<rmpv::Value>) = (0..cols)
+                .map(|j| if wide { wide_cell(i, j) } else { mixed(i, j) })
+                .unzip();
+            (
+                Value::Struct(Structure::new(0x71, vec![Value::List(a)])),
+                rmpv::Value::Array(vec![rmpv::Value::from(0x71), rmpv::Value::Array(b)]),
+            )
+        })
+        .unzip()
+}
+
+/// Concatenated encodings of each value.
+pub fn encode_all(ps: &[Value], mp: &[rmpv::Value]) -> (Vec<u8>, Vec<u8>) {
+    let mut a = Vec::new();
+    for v in ps {
+        packstream::Encoder::new(&mut a)
+            .write_value(v)
+            .expect("encodes");
+    }
+    let mut b = Vec::new();
+    for v in mp {
+        rmpv::encode::write_value(&mut b, v).expect("encodes");
+    }
+    (a, b)
+}
