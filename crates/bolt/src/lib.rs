@@ -17,6 +17,7 @@
 //!   UnsupportedType, per version; anything malformed becomes a `Broken` value.
 //! * [`connection`]: a sans-IO client connection (handshake, pipelining, the server
 //!   state machine, back-pressure) and a minimal server peer for tests.
+//! * [`ws`]: Bolt over WebSocket, sans-IO.
 //!
 //! Every input is treated as hostile: parsing never panics, allocations are bounded by
 //! configured limits, and errors carry the byte offset and what was expected.
@@ -73,6 +74,7 @@ pub mod handshake;
 pub mod message;
 pub mod structs;
 pub mod version;
+pub mod ws;
 
 pub use chunk::{Chunker, Dechunker};
 pub use version::BoltVersion;
