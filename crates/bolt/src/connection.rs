@@ -347,7 +347,11 @@ pub struct ClientConnection {
     /// The state as of the responses received so far.
     confirmed: Sv,
     events: VecDeque<Event>,
+    /// A receive error, or GOODBYE sent: nothing more may be sent. Summaries for the
+    /// requests sent before GOODBYE are still delivered.
     defunct: bool,
+    /// A receive error happened: the incoming stream is unusable.
+    receive_failed: bool,
 }
 
 impl ClientConnection {
@@ -372,6 +376,7 @@ impl ClientConnection {
             confirmed: Sv::at(ServerState::Handshake),
             events: VecDeque::new(),
             defunct: false,
+            receive_failed: false,
         }
     }
 
@@ -454,7 +459,7 @@ impl ClientConnection {
     /// [`ConnectionError::Encode`] when it does not exist in the negotiated version, and
     /// [`ConnectionError::Defunct`].
     pub fn send(&mut self, request: &Request<'_>) -> Result<(), ConnectionError> {
-        if self.defunct {
+        if self.defunct || self.confirmed.state == ServerState::Defunct {
             return Err(ConnectionError::Defunct);
         }
         let Some(v) = self.version() else {
@@ -479,10 +484,12 @@ impl ClientConnection {
             Request::PullAll | Request::DiscardAll => true,
             _ => false,
         };
-        if kind != RequestKind::Goodbye {
-            self.pending.push_back(Pending { kind, to_end });
+        if kind == RequestKind::Goodbye {
+            // GOODBYE has no response; the summaries still owed for earlier requests
+            // arrive (and are delivered), but nothing may follow it.
+            self.defunct = true;
         } else {
-            self.confirmed = Sv::at(ServerState::Defunct);
+            self.pending.push_back(Pending { kind, to_end });
         }
         Ok(())
     }
@@ -495,12 +502,13 @@ impl ClientConnection {
     /// Any handshake, framing, decoding or protocol error; the connection is defunct
     /// afterwards (events produced before the error are still delivered).
     pub fn receive(&mut self, bytes: &[u8]) -> Result<(), ConnectionError> {
-        if self.defunct {
+        if self.defunct && (self.receive_failed || self.pending.is_empty()) {
             return Err(ConnectionError::Defunct);
         }
         let result = self.receive_inner(bytes);
         if result.is_err() {
             self.defunct = true;
+            self.receive_failed = true;
         }
         result
     }

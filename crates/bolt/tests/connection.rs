@@ -498,3 +498,69 @@ proptest! {
         prop_assert_eq!(client.state(), ServerState::Ready);
     }
 }
+
+/// Regression: GOODBYE sent while requests were still pending did not stick; their
+/// summaries moved the state back to READY and requests were accepted after GOODBYE.
+#[test]
+fn goodbye_with_pending_requests_stays_defunct() {
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    client
+        .send(&Request::Hello(Hello::new("x")))
+        .expect("HELLO");
+    client
+        .send(&Request::Logon(Logon::basic("u", "p")))
+        .expect("LOGON");
+    client.send(&Request::Goodbye).expect("GOODBYE");
+    assert_eq!(client.state(), ServerState::Defunct);
+    deliver(&mut client, &mut server);
+    assert_eq!(
+        kinds(&mut server),
+        [RequestKind::Hello, RequestKind::Logon, RequestKind::Goodbye]
+    );
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    // The summaries owed for HELLO and LOGON are still delivered...
+    client
+        .receive(&server.take_output())
+        .expect("owed summaries");
+    assert_eq!(events(&mut client).len(), 2);
+    // ...but the connection stays finished.
+    assert_eq!(client.state(), ServerState::Defunct);
+    assert!(matches!(
+        client.send(&Request::Run(Run::new("RETURN 1"))),
+        Err(ConnectionError::Defunct)
+    ));
+    assert!(matches!(
+        client.receive(&[0, 0]),
+        Err(ConnectionError::Defunct)
+    ));
+}
+
+/// Regression: after a failed HELLO/LOGON the connection reported IllegalRequest instead
+/// of the documented ConnectionError::Defunct.
+#[test]
+fn requests_after_a_failed_login_report_defunct() {
+    let (mut client, mut server) = pair(BoltVersion::V4_4);
+    client
+        .send(&Request::Hello(Hello::new("x")))
+        .expect("HELLO");
+    deliver(&mut client, &mut server);
+    kinds(&mut server);
+    server
+        .send(&Response::Failure(Failure::new(
+            BoltVersion::V4_4,
+            "Neo.ClientError.Security.Unauthorized",
+            "no",
+        )))
+        .expect("send");
+    client.receive(&server.take_output()).expect("failure");
+    assert_eq!(client.state(), ServerState::Defunct);
+    assert!(matches!(
+        client.send(&Request::Reset),
+        Err(ConnectionError::Defunct)
+    ));
+}
