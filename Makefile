@@ -10,12 +10,12 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo test test-rust lint test-vectors bench bench-rust
+.PHONY: demo test test-rust lint test-vectors test-integration bench bench-rust
 
 demo:
 	$(CARGO) run -q --release -p boltcodec-inspect -- capture tests/captures/neo4j-5.26.30/bolt-5.8/node.txt
 
-test: lint test-rust test-vectors
+test: lint test-rust test-vectors test-integration
 	@echo "make test: all suites passed"
 
 lint:
@@ -25,6 +25,11 @@ lint:
 
 test-rust:
 	$(CARGO) test -p boltcodec-packstream -p boltcodec-bolt -p boltcodec-inspect --all-features
+
+# Real Neo4j servers (5.26, and 2026.x when a Java 21+ JDK is present), started and
+# stopped by the script: every Bolt version offered one at a time, WebSocket, the example.
+test-integration:
+	scripts/test-integration.sh
 
 # The vector file must be exactly what the official driver's packer produces.
 $(VENV_VECTORS)/.ok:

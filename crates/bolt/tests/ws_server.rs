@@ -317,7 +317,7 @@ fn flavour() -> String {
 }
 
 #[test]
-#[ignore = "needs a Neo4j server: run through scripts/with-neo4j.sh"]
+#[ignore = "needs a Neo4j server: scripts/test-integration.sh"]
 fn hello_logon_run_pull_over_websocket() {
     let mut conn = Conn::open();
     let version = conn.handshake(ClientConfig::default());
@@ -343,7 +343,7 @@ fn hello_logon_run_pull_over_websocket() {
 }
 
 #[test]
-#[ignore = "needs a Neo4j server: run through scripts/with-neo4j.sh"]
+#[ignore = "needs a Neo4j server: scripts/test-integration.sh"]
 fn legacy_offer_and_bolt_4_4_over_websocket() {
     let mut conn = Conn::open();
     let version = conn.handshake(ClientConfig::legacy());
@@ -376,7 +376,7 @@ fn legacy_offer_and_bolt_4_4_over_websocket() {
 /// Frames at the 65 536-byte cap go through; the server's own frames are measured; a
 /// ping is answered.
 #[test]
-#[ignore = "needs a Neo4j server: run through scripts/with-neo4j.sh"]
+#[ignore = "needs a Neo4j server: scripts/test-integration.sh"]
 fn big_messages_ping_and_frame_sizes() {
     let mut conn = Conn::open();
     let version = conn.handshake(ClientConfig::default());
@@ -464,7 +464,7 @@ fn big_messages_ping_and_frame_sizes() {
 
 /// A fragmented message (with a ping between its fragments) is aggregated by the server.
 #[test]
-#[ignore = "needs a Neo4j server: run through scripts/with-neo4j.sh"]
+#[ignore = "needs a Neo4j server: scripts/test-integration.sh"]
 fn fragmented_handshake_is_aggregated() {
     let (mut tcp, rest) = upgrade();
     assert!(rest.is_empty());
@@ -511,7 +511,7 @@ fn fragmented_handshake_is_aggregated() {
 
 /// What the server does with a frame over 65 536 bytes, and with text frames.
 #[test]
-#[ignore = "needs a Neo4j server: run through scripts/with-neo4j.sh"]
+#[ignore = "needs a Neo4j server: scripts/test-integration.sh"]
 fn oversized_and_text_frames_are_refused() {
     let hello = ClientHandshake::new(ClientConfig::legacy()).hello();
     let mut oversized = hello.to_vec();
