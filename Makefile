@@ -10,12 +10,12 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo test test-rust lint test-vectors test-integration bench bench-rust
+.PHONY: demo test test-rust lint test-vectors test-integration test-node bench bench-rust
 
 demo:
 	$(CARGO) run -q --release -p boltcodec-inspect -- capture tests/captures/neo4j-5.26.30/bolt-5.8/node.txt
 
-test: lint test-rust test-vectors test-integration
+test: lint test-rust test-vectors test-integration test-node
 	@echo "make test: all suites passed"
 
 lint:
@@ -30,6 +30,11 @@ test-rust:
 # stopped by the script: every Bolt version offered one at a time, WebSocket, the example.
 test-integration:
 	scripts/test-integration.sh
+
+# The napi-rs addon: vectors, differential tests against neo4j-driver's codec, and the
+# drop-in driving the official driver against a real Neo4j 5.26.
+test-node:
+	bindings/node/scripts/test.sh
 
 # The vector file must be exactly what the official driver's packer produces.
 $(VENV_VECTORS)/.ok:

@@ -1,0 +1,350 @@
+'use strict'
+// Node benchmark: neo4j-driver's own JS PackStream, boltcodec, msgpackr and
+// @msgpack/msgpack on the same data (the MessagePack form of a RECORD is [0x71, [fields]],
+// as in the Rust benches). Run through bindings/node/scripts/bench.sh.
+//
+//   node benches/node/bench.js [--quick] [--write]
+//
+// Every decoder gives integers as JS numbers (the driver with disableLosslessIntegers);
+// the PackStream encoders get integers as neo4j-driver-core Integer objects (the driver's
+// own type; JS numbers would be written as Floats), the MessagePack encoders as numbers.
+//
+// "plain" is the encoded value or messages in one buffer. "chunked" is the Bolt framing
+// the driver writes (chunks of at most 1,398 bytes), read in 16 KiB socket-sized pieces
+// and de-chunked by each codec's own dechunker; the MessagePack libraries, which have no
+// framing, concatenate the same pieces and decode. For RECORD batches, "plain" is framed
+// too (the largest chunks: one per message unless a message is over 65,535 bytes).
+
+const path = require('path')
+const fs = require('fs')
+const os = require('os')
+const { compare } = require('./harness.js')
+
+const NODE_DIR = path.join(__dirname, '..', '..', 'bindings', 'node')
+const req = (m) => require(require.resolve(m, { paths: [NODE_DIR] }))
+const bc = require(NODE_DIR)
+const native = require(path.join(NODE_DIR, 'native.js'))
+const msgpackr = req('msgpackr')
+const msgpack = req('@msgpack/msgpack')
+const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', {
+  paths: [path.dirname(require.resolve('neo4j-driver/package.json', { paths: [NODE_DIR] }))]
+}))
+const lib = (p) => require(path.join(boltDir, 'lib', p))
+const { Packer, Unpacker } = lib('packstream/packstream-v2.js')
+const { Structure } = lib('packstream/structure.js')
+const ChannelBuffer = lib('channel/channel-buf.js').default
+const { Chunker, Dechunker } = lib('channel/chunking.js')
+const { int } = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
+const driverVersion = require(require.resolve('neo4j-driver/package.json', { paths: [NODE_DIR] })).version
+
+const args = new Set(process.argv.slice(2))
+const QUICK = args.has('--quick')
+const CHUNK = 1398 // the payload of the driver's 1,400-byte chunk buffers
+const READ = 16 * 1024
+
+// ---------------------------------------------------------------------------------------
+// Data: the workloads of benches/src/lib.rs
+// ---------------------------------------------------------------------------------------
+
+/** Cell j of row i: an integer, a float or a short string. `I` makes the integers. */
+function mixed (i, j, I) {
+  switch (j % 3) {
+    case 0: return I((i * 31 + j * 7) * (j % 2 === 0 ? 1 : -1))
+    case 1: return i * 0.5 + j
+    default: return `s${i}-${j}`
+  }
+}
+
+const asNumber = (v) => v
+const asInteger = (v) => int(v)
+
+function lists (n, m, I) {
+  return Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => mixed(i, j, I)))
+}
+
+function rows (n, m, I) {
+  return Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => mixed(i, j, I)))
+}
+
+/** Splits a buffer into socket-sized reads. */
+function reads (buf, size) {
+  const out = []
+  for (let at = 0; at < buf.length; at += size) out.push(buf.subarray(at, at + size))
+  return out
+}
+
+// ---------------------------------------------------------------------------------------
+// The official codec, driven as the driver drives it
+// ---------------------------------------------------------------------------------------
+
+const unpacker = new Unpacker(true, false)
+
+/** The driver's packer writing into one reused buffer (its best case: no chunking). */
+function officialPacker (size) {
+  const ch = new ChannelBuffer(size)
+  const packer = new Packer(ch)
+  return (value) => {
+    ch.reset()
+    packer.packable(value)()
+    return ch._buffer.subarray(0, ch.position)
+  }
+}
+
+/** Packs messages through the driver's Chunker (1,400-byte buffers); returns the writes. */
+function officialPackFramed (messages) {
+  const out = []
+  const chunker = new Chunker({ write: (b) => out.push(b) }, CHUNK + 2)
+  const packer = new Packer(chunker)
+  for (const m of messages) {
+    packer.packable(m)()
+    chunker.messageBoundary()
+  }
+  chunker.flush()
+  return out
+}
+
+/**
+ * De-chunks and unpacks a stream given as reads, as a connection does; like a connection,
+ * one dechunker serves every call.
+ */
+function officialReceiver () {
+  const d = new Dechunker()
+  let out
+  d.onmessage = (buf) => out.push(unpacker.unpack(buf))
+  return (pieces) => {
+    out = []
+    for (const p of pieces) d.write(new ChannelBuffer(p))
+    return out
+  }
+}
+
+/** The same value with boltcodec's structure class (the lists have none). */
+function toOurs (v) {
+  return v
+}
+
+function framedWire (messages, chunk) {
+  return Buffer.concat(messages.map((m) => Buffer.from(bc.packMessage(m, { maxChunkSize: chunk }))))
+}
+
+// ---------------------------------------------------------------------------------------
+// Workloads
+// ---------------------------------------------------------------------------------------
+
+function listWorkload (n, m) {
+  const vInt = lists(n, m, asInteger)
+  const vNum = lists(n, m, asNumber)
+  const officialPack = officialPacker(1 << 22)
+  const ps = Buffer.from(officialPack(vInt))
+  const mp = msgpackr.pack(vNum)
+  const wire = framedWire([toOurs(vInt)], CHUNK)
+  const pieces = reads(wire, READ)
+  const mpPieces = reads(mp, READ)
+  const officialReceive = officialReceiver()
+  const ours = new bc.Dechunker()
+  return {
+    name: `lists ${n}×${m}`,
+    bytes: ps.length,
+    unpack: {
+      official: () => unpacker.unpack(new ChannelBuffer(ps)),
+      boltcodec: () => bc.unpack(ps),
+      msgpackr: () => msgpackr.unpack(mp),
+      '@msgpack/msgpack': () => msgpack.decode(mp)
+    },
+    unpackChunked: {
+      official: () => officialReceive(pieces),
+      boltcodec: () => {
+        let out
+        for (const p of pieces) out = ours.messages(p)
+        return out
+      },
+      msgpackr: () => msgpackr.unpack(Buffer.concat(mpPieces)),
+      '@msgpack/msgpack': () => msgpack.decode(Buffer.concat(mpPieces))
+    },
+    pack: {
+      official: () => officialPack(vInt),
+      boltcodec: () => bc.pack(vInt),
+      msgpackr: () => msgpackr.pack(vNum),
+      '@msgpack/msgpack': () => msgpack.encode(vNum)
+    },
+    packChunked: {
+      official: () => officialPackFramed([vInt]),
+      boltcodec: () => bc.packMessage(vInt, { maxChunkSize: CHUNK }),
+      msgpackr: () => msgpackr.pack(vNum),
+      '@msgpack/msgpack': () => msgpack.encode(vNum)
+    },
+    check: () => sameValue(bc.unpack(ps), unpacker.unpack(new ChannelBuffer(ps)))
+  }
+}
+
+function recordWorkload (n, m) {
+  const fieldsInt = rows(n, m, asInteger)
+  const fieldsNum = rows(n, m, asNumber)
+  const msgs = fieldsInt.map((f) => new Structure(0x71, [f]))
+  const ours = fieldsInt.map((f) => new bc.Structure(0x71, [f]))
+  const officialPack = officialPacker(1 << 22)
+  const plainWire = framedWire(ours, 0xffff)
+  const chunkWire = framedWire(ours, CHUNK)
+  const pieces = reads(chunkWire, READ)
+  const mpRecords = fieldsNum.map((f) => [0x71, f])
+  const mp = Buffer.concat(mpRecords.map((r) => msgpackr.pack(r)))
+  const mpPieces = reads(mp, READ)
+  const packr = new msgpackr.Packr()
+  const officialReceive = officialReceiver()
+  const stream = new bc.Dechunker({ records: true })
+  const msgpackDecodeAll = (buf) => Array.from(msgpack.decodeMulti(buf))
+  return {
+    name: `records ${n}×${m}`,
+    bytes: plainWire.length,
+    unpack: {
+      official: () => officialReceive([plainWire]),
+      boltcodec: () => bc.decodeRecords(plainWire),
+      msgpackr: () => msgpackr.unpackMultiple(mp),
+      '@msgpack/msgpack': () => msgpackDecodeAll(mp)
+    },
+    unpackChunked: {
+      official: () => officialReceive(pieces),
+      boltcodec: () => {
+        const out = []
+        for (const p of pieces) {
+          for (const m of stream.messages(p)) out.push(m)
+        }
+        return out
+      },
+      msgpackr: () => msgpackr.unpackMultiple(Buffer.concat(mpPieces)),
+      '@msgpack/msgpack': () => msgpackDecodeAll(Buffer.concat(mpPieces))
+    },
+    pack: {
+      official: () => msgs.map((s) => Buffer.from(officialPack(s))),
+      boltcodec: () => ours.map((s) => bc.pack(s)),
+      msgpackr: () => mpRecords.map((r) => packr.pack(r)),
+      '@msgpack/msgpack': () => mpRecords.map((r) => msgpack.encode(r))
+    },
+    packChunked: {
+      official: () => officialPackFramed(msgs),
+      boltcodec: () => ours.map((s) => bc.packMessage(s, { maxChunkSize: CHUNK })),
+      msgpackr: () => mpRecords.map((r) => packr.pack(r)),
+      '@msgpack/msgpack': () => mpRecords.map((r) => msgpack.encode(r))
+    },
+    check: () => sameValue(bc.decodeRecords(plainWire), officialReceive([plainWire]).map((s) => s.fields[0]))
+  }
+}
+
+function sameValue (a, b) {
+  const x = JSON.stringify(a)
+  const y = JSON.stringify(b)
+  if (x !== y) throw new Error('boltcodec and the driver disagree on the benchmark data')
+}
+
+// ---------------------------------------------------------------------------------------
+// Run and report
+// ---------------------------------------------------------------------------------------
+
+const OPS = [
+  ['unpack', 'unpack'],
+  ['unpackChunked', 'unpack, chunked'],
+  ['pack', 'pack'],
+  ['packChunked', 'pack, chunked']
+]
+const LIBS = ['official', 'boltcodec', 'msgpackr', '@msgpack/msgpack']
+
+function fmt (us) {
+  if (us >= 1000) return `${(us / 1000).toFixed(us >= 10000 ? 1 : 2)} ms`
+  return `${us.toFixed(us >= 100 ? 0 : 1)} µs`
+}
+
+function main () {
+  const workloads = [
+    listWorkload(1, 1000), listWorkload(100, 10), listWorkload(1000, 1),
+    listWorkload(100, 100), listWorkload(1000, 100),
+    recordWorkload(10000, 3), recordWorkload(10, 10000)
+  ]
+  const opts = QUICK ? { rounds: 4, burstMs: 20 } : { rounds: 15, burstMs: 20 }
+  const only = process.argv.slice(2).find((a) => !a.startsWith('--'))
+  const results = []
+  for (const w of workloads) {
+    if (only && !w.name.includes(only)) continue
+    w.check()
+    for (const [op, label] of OPS) {
+      const t = compare(w[op], opts)
+      results.push({ workload: w.name, op: label, t })
+      process.stderr.write(`${w.name.padEnd(18)} ${label.padEnd(16)} ${LIBS.map((l) => `${l} ${fmt(t[l])}`).join('  ')}\n`)
+    }
+  }
+  // The alternatives the design was chosen over, measured on two workloads.
+  const alt = []
+  for (const [n, m] of [[100, 100], [1000, 100]]) {
+    const vBig = lists(n, m, (v) => BigInt(v))
+    const vNum = lists(n, m, asNumber)
+    const t = compare({
+      'JS encoder (pack)': () => bc.pack(vBig),
+      'native, value read through N-API (packNative)': () => native.packNative(vNum)
+    }, opts)
+    alt.push({ workload: `lists ${n}×${m}`, t })
+    process.stderr.write(`alt lists ${n}×${m}: ${Object.entries(t).map(([k, v]) => `${k} ${fmt(v)}`).join('  ')}\n`)
+  }
+  const md = report(results, alt)
+  process.stdout.write(md + '\n')
+  if (args.has('--write')) writeResults(md)
+}
+
+function pkgVersion (name) {
+  return JSON.parse(fs.readFileSync(path.join(NODE_DIR, 'node_modules', name, 'package.json'), 'utf8')).version
+}
+
+function ratio (a, b) {
+  const r = a / b
+  return `${r >= 10 ? r.toFixed(0) : r.toFixed(2)}×`
+}
+
+function report (results, alt) {
+  const cpu = os.cpus()[0] ? os.cpus()[0].model.trim() : 'unknown CPU'
+  const lines = []
+  lines.push('## Node: boltcodec vs neo4j-driver\'s JS codec, msgpackr, @msgpack/msgpack')
+  lines.push('')
+  lines.push(`Measured ${new Date().toISOString().slice(0, 10)} on ${cpu} (${os.cpus().length} cores, shared), Node ${process.version}, neo4j-driver ${driverVersion}, msgpackr ${pkgVersion('msgpackr')} (native string extension loaded: ${Boolean(msgpackr.isNativeAccelerationEnabled)}), @msgpack/msgpack ${pkgVersion('@msgpack/msgpack')}. CPU time per call (process.cpuUsage: the machine is shared), best of ${QUICK ? 4 : 15} consecutive 20 ms bursts per cell, after a warm-up. Regenerate with \`bindings/node/scripts/bench.sh --write\`.`)
+  lines.push('')
+  lines.push('Goals (issue 5): unpack ≥ 3× the official codec on every workload and ≥ 1× msgpackr on the record batches; pack ≥ 2× the official codec.')
+  lines.push('')
+  lines.push('| workload | operation | official | boltcodec | msgpackr | @msgpack/msgpack | boltcodec vs official | boltcodec vs msgpackr |')
+  lines.push('| --- | --- | --- | --- | --- | --- | --- | --- |')
+  for (const r of results) {
+    const t = r.t
+    lines.push(`| ${r.workload} | ${r.op} | ${fmt(t.official)} | ${fmt(t.boltcodec)} | ${fmt(t.msgpackr)} | ${fmt(t['@msgpack/msgpack'])} | **${ratio(t.official, t.boltcodec)}** | ${ratio(t.msgpackr, t.boltcodec)} |`)
+  }
+  lines.push('')
+  lines.push('Ratios are the other codec\'s time over boltcodec\'s (above 1× means boltcodec is faster). Workloads: `lists N×M` is one list of N lists of M mixed integers, floats and short strings; `records N×M` is N RECORD messages of M such fields. "chunked": the driver\'s framing (1,398-byte chunks) read in 16 KiB pieces through each codec\'s dechunker; the MessagePack libraries have no framing and decode the concatenated pieces. Pack of records: one call per message.')
+  lines.push('')
+  lines.push('Design (bindings/node/README.md has the details): decoding is one native call per value, socket read or batch. Rust de-chunks and decodes with the core `packstream::Decoder` (limits, strict UTF-8, offsets) into a tape: one i32 per token, the floats, and every string in one of two blobs (ASCII as latin1, the rest as UTF-8) that JS turns into one string each and slices with `substring`; map keys are interned natively across calls. A small JS routine rebuilds the values from the tape. Creating values through N-API one by one is slower than the driver\'s own JS, so the native side never creates values. Encoding is JS writing into a reused Buffer: reading JS values from Rust costs several N-API calls per value (table below).')
+  lines.push('')
+  lines.push('Where the time goes: boltcodec is at parity with msgpackr on the batch of 10,000 small records (0.96–1.05× over runs), but at 0.6–0.7× where the per-value cost dominates (large records, lists). About half of that cost is the native pass, and most of the native pass is the core `Decoder::next_token` (≈10–16 ns per token: a non-inlined call returning a 48-byte `Result`; the binding also tracks nesting again to find map keys, which the decoder already knows). A visitor-style decode API in the core (a walk of one value calling a trait method per token, with a key flag) would remove most of it: an uncommitted prototype of that shape, with the same checks and writing the same tape, took about half the time of `next_token` plus the binding\'s bookkeeping. The goal ≥ 1× msgpackr on record batches is met for small records only.')
+  lines.push('')
+  lines.push('Encoding alternatives (integers as bigint for the JS encoder, as numbers for packNative):')
+  lines.push('')
+  lines.push('| workload | JS encoder (`pack`) | native, reading the value through N-API (`packNative`) |')
+  lines.push('| --- | --- | --- |')
+  for (const a of alt) {
+    const [js, nat] = Object.values(a.t)
+    lines.push(`| ${a.workload} | ${fmt(js)} | ${fmt(nat)} (${ratio(nat, js)} slower) |`)
+  }
+  return lines.join('\n')
+}
+
+function writeResults (md) {
+  const file = path.join(__dirname, '..', 'RESULTS.md')
+  const start = '<!-- node:start -->'
+  const end = '<!-- node:end -->'
+  let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmark results\n'
+  const block = `${start}\n${md}\n${end}`
+  const a = text.indexOf(start)
+  const b = text.indexOf(end)
+  if (a >= 0 && b > a) {
+    text = text.slice(0, a) + block + text.slice(b + end.length)
+  } else {
+    text = text.replace(/\n*$/, '\n\n') + block + '\n'
+  }
+  fs.writeFileSync(file, text)
+  process.stderr.write(`wrote the node section of ${path.relative(process.cwd(), file)}\n`)
+}
+
+main()

@@ -1,0 +1,41 @@
+'use strict'
+// Timing helper. Each candidate runs a warm-up burst and then several short bursts in a
+// row, and its best burst counts. A burst is timed by the CPU time the process used
+// (process.cpuUsage: user + system, all threads) rather than by the wall clock, because the
+// machines this runs on are shared: time spent waiting for a core would otherwise count.
+// Candidates are not interleaved burst by burst, so that none pays for the collection of
+// another's garbage.
+
+/**
+ * @param {Record<string, () => unknown>} fns the candidates, run on the same input
+ * @param {{rounds?: number, burstMs?: number}} [opts]
+ * @returns {Record<string, number>} best CPU time per call, in microseconds
+ */
+function compare (fns, opts = {}) {
+  const rounds = opts.rounds || 15
+  const burstMs = opts.burstMs || 20
+  const best = {}
+  for (const [name, fn] of Object.entries(fns)) {
+    burst(fn, 4 * burstMs) // let the JIT settle
+    best[name] = Infinity
+    for (let r = 0; r < rounds; r++) best[name] = Math.min(best[name], burst(fn, burstMs))
+  }
+  return best
+}
+
+let sink
+function burst (fn, ms) {
+  const limit = ms * 1000
+  let calls = 0
+  const c0 = process.cpuUsage()
+  let used
+  do {
+    sink = fn()
+    calls++
+    const c = process.cpuUsage(c0)
+    used = c.user + c.system
+  } while (used < limit)
+  return used / calls
+}
+
+module.exports = { compare, sinkValue: () => sink }

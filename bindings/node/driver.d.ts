@@ -1,0 +1,72 @@
+/**
+ * The driver's internal modules, found from `neo4j-driver`.
+ */
+export type DriverModules = {
+    /**
+     * `lib/packstream/packstream-v1.js`
+     */
+    packstream: any;
+    /**
+     * `lib/channel/chunking.js`
+     */
+    chunking: any;
+    /**
+     * `lib/channel/channel-buf.js` default export
+     */
+    ChannelBuffer: any;
+    /**
+     * `lib/packstream/structure.js` Structure
+     */
+    Structure: any;
+    /**
+     * `neo4j-driver-core`
+     */
+    core: any;
+};
+/**
+ * Makes `neo4j-driver` use boltcodec for packing, de-chunking and unpacking (see the
+ * module docs). Connections opened afterwards use it; calling it twice does nothing.
+ *
+ * @param {object} [options]
+ * @param {string} [options.driverDir] the `neo4j-driver` package directory (default:
+ *   resolved from the working directory)
+ * @param {boolean} [options.pack] replace the packer (default true)
+ * @param {boolean} [options.unpack] replace the dechunker and unpacker (default true)
+ * @returns {() => void} a function that restores the driver's own codec
+ */
+export function install(options?: {
+    driverDir?: string | undefined;
+    pack?: boolean | undefined;
+    unpack?: boolean | undefined;
+}): () => void;
+/** Restores the driver's own codec (undoes {@link install}). */
+export function uninstall(): void;
+/** @returns {boolean} whether {@link install} is in effect */
+export function isInstalled(): boolean;
+/**
+ * A codec with exactly the driver's conventions, for use outside the driver (tests,
+ * tools): `pack` gives the bytes the driver's `Packer` writes, `unpack` the values its
+ * `Unpacker` returns.
+ *
+ * @param {object} [options]
+ * @param {boolean} [options.disableLosslessIntegers] integers as numbers
+ * @param {boolean} [options.useBigInt] integers as bigints
+ * @param {boolean} [options.allowUUID] PackStream v2 (Bolt 6.1)
+ * @param {(s: unknown) => unknown} [options.hydrateStructure] as the driver's
+ *   `transformer.fromStructure`
+ * @param {(x: unknown) => unknown} [options.dehydrateStructure] as the driver's
+ *   `transformer.toStructure`
+ * @param {string} [options.driverDir] the `neo4j-driver` package directory
+ * @returns {{pack: (value: unknown) => Buffer, unpack: (bytes: Uint8Array) => unknown}}
+ */
+export function createCodec(options?: {
+    disableLosslessIntegers?: boolean | undefined;
+    useBigInt?: boolean | undefined;
+    allowUUID?: boolean | undefined;
+    hydrateStructure?: ((s: unknown) => unknown) | undefined;
+    dehydrateStructure?: ((x: unknown) => unknown) | undefined;
+    driverDir?: string | undefined;
+}): {
+    pack: (value: unknown) => Buffer;
+    unpack: (bytes: Uint8Array) => unknown;
+};

@@ -1,0 +1,281 @@
+'use strict'
+/**
+ * Drop-in codec for the official `neo4j-driver` (6.x): makes the driver pack, de-chunk
+ * and unpack with boltcodec, with the driver's own types and results.
+ *
+ * ```js
+ * require('boltcodec/driver').install() // before or after require('neo4j-driver')
+ * const neo4j = require('neo4j-driver')
+ * ```
+ *
+ * `install` replaces three methods of the driver's internal classes (in the
+ * `neo4j-driver-bolt-connection` package that `neo4j-driver` loads):
+ *
+ * * `Dechunker.prototype.write` (`lib/channel/chunking.js`): each read from the socket
+ *   goes to one native call that de-chunks it and decodes every message it completes.
+ * * `Unpacker.prototype.unpack` (`lib/packstream/packstream-v1.js`, inherited by v2):
+ *   turns a decoded message into JS values, with the unpacker's integer mode
+ *   (`Integer`, `number` via `disableLosslessIntegers`, or `bigint` via `useBigInt`), its
+ *   UUID setting and the protocol's structure hydration (Node, DateTime, …).
+ * * `Packer.prototype.packable` (same file): encodes the whole message in JS with
+ *   boltcodec's encoder and hands the bytes to the driver's chunker in one write.
+ *
+ * What differs from the driver's own codec: invalid input is rejected instead of
+ * decoded leniently (a string that is not UTF-8 fails with `invalid_utf8` where the driver
+ * substitutes U+FFFD), and decoding enforces the default limits (64 MiB per message,
+ * nesting depth 1024). Either failure reaches the driver as a protocol error on that
+ * connection.
+ *
+ * @module boltcodec/driver
+ */
+
+const path = require('path')
+const encode = require('./lib/encode.js')
+const decode = require('./lib/decode.js')
+
+/**
+ * The driver's internal modules, found from `neo4j-driver`.
+ * @typedef {object} DriverModules
+ * @property {any} packstream `lib/packstream/packstream-v1.js`
+ * @property {any} chunking `lib/channel/chunking.js`
+ * @property {any} ChannelBuffer `lib/channel/channel-buf.js` default export
+ * @property {any} Structure `lib/packstream/structure.js` Structure
+ * @property {any} core `neo4j-driver-core`
+ */
+
+/**
+ * @param {string} [driverDir] the `neo4j-driver` package directory
+ * @returns {DriverModules}
+ */
+function driverModules (driverDir) {
+  const driverPkg = driverDir
+    ? path.join(driverDir, 'package.json')
+    : require.resolve('neo4j-driver/package.json', { paths: [process.cwd(), ...module.paths] })
+  const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', {
+    paths: [path.dirname(driverPkg)]
+  }))
+  const core = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
+  return {
+    packstream: require(path.join(boltDir, 'lib/packstream/packstream-v1.js')),
+    chunking: require(path.join(boltDir, 'lib/channel/chunking.js')),
+    ChannelBuffer: require(path.join(boltDir, 'lib/channel/channel-buf.js')).default,
+    Structure: require(path.join(boltDir, 'lib/packstream/structure.js')).Structure,
+    core
+  }
+}
+
+const identity = (x) => x
+
+/**
+ * Encoder settings that reproduce the driver's `Packer`.
+ *
+ * @param {DriverModules} m
+ * @param {{allowUUID?: boolean, byteArrays?: boolean, dehydrate?: (x: unknown) => unknown}} o
+ */
+function packSettings (m, o) {
+  const { newError, error } = m.core
+  return encode.makeSettings({
+    driver: true,
+    legacyStructs: true,
+    Structure: m.Structure,
+    uuid: o.allowUUID === true,
+    bytes: o.byteArrays !== false,
+    dehydrate: o.dehydrate && o.dehydrate !== identity ? o.dehydrate : undefined,
+    unpackable (value, reason, code) {
+      switch (code) {
+        case 'uuid':
+          throw newError('Cannot pack UUID, negotiated bolt version uses older packstream', error.PROTOCOL_ERROR)
+        case 'bytes':
+          throw newError('Byte arrays are not supported by the database this driver is connected to')
+        case 'type':
+          throw newError(`Unable to pack the given value: ${String(value)}`, error.PROTOCOL_ERROR)
+        default:
+          throw newError(reason)
+      }
+    }
+  })
+}
+
+/**
+ * Decoder conversions that reproduce the driver's `Unpacker`.
+ *
+ * @param {DriverModules} m
+ * @param {{disableLosslessIntegers?: boolean, useBigInt?: boolean, allowUUID?: boolean,
+ *   hydrate?: (s: unknown) => unknown}} o
+ */
+function unpackOptions (m, o) {
+  const { newError, UUID } = m.core
+  const hydrate = o.hydrate || identity
+  const S = m.Structure
+  return {
+    int: o.useBigInt ? 'bigint' : o.disableLosslessIntegers ? 'number' : 'integer',
+    bytes: 'int8',
+    hydrate: (signature, fields) => hydrate(new S(signature, fields)),
+    createUuid: o.allowUUID
+      ? (bytes) => new UUID(bytes)
+      : () => { throw newError('Unknown packed value with marker e0') },
+    uuid: true,
+    legacyStructs: true
+  }
+}
+
+/**
+ * A codec with exactly the driver's conventions, for use outside the driver (tests,
+ * tools): `pack` gives the bytes the driver's `Packer` writes, `unpack` the values its
+ * `Unpacker` returns.
+ *
+ * @param {object} [options]
+ * @param {boolean} [options.disableLosslessIntegers] integers as numbers
+ * @param {boolean} [options.useBigInt] integers as bigints
+ * @param {boolean} [options.allowUUID] PackStream v2 (Bolt 6.1)
+ * @param {(s: unknown) => unknown} [options.hydrateStructure] as the driver's
+ *   `transformer.fromStructure`
+ * @param {(x: unknown) => unknown} [options.dehydrateStructure] as the driver's
+ *   `transformer.toStructure`
+ * @param {string} [options.driverDir] the `neo4j-driver` package directory
+ * @returns {{pack: (value: unknown) => Buffer, unpack: (bytes: Uint8Array) => unknown}}
+ */
+function createCodec (options = {}) {
+  const m = driverModules(options.driverDir)
+  const settings = packSettings(m, { allowUUID: options.allowUUID, dehydrate: options.dehydrateStructure })
+  const uopts = unpackOptions(m, { ...options, hydrate: options.hydrateStructure })
+  return {
+    pack: (value) => Buffer.from(encode.pack(value, settings)),
+    unpack: (bytes) => decode.unpack(bytes, uopts)
+  }
+}
+
+/** A message decoded by the patched `Dechunker`, waiting for `Unpacker#unpack`. */
+class PendingMessage {
+  constructor (stream, index, error) {
+    this.stream = stream
+    this.index = index
+    this.error = error
+  }
+
+  read (conv) {
+    if (this.error) throw this.error
+    return this.stream.readAt(this.index, conv)
+  }
+}
+
+/** The remaining bytes of one of the driver's buffers. */
+function remainingBytes (buf) {
+  if (buf._buffer && typeof buf.position === 'number') {
+    const bytes = buf._buffer.subarray(buf.position, buf.length)
+    buf.position = buf.length
+    return bytes
+  }
+  const n = buf.remaining()
+  const bytes = Buffer.allocUnsafe(n)
+  for (let i = 0; i < n; i++) bytes[i] = buf.readUInt8()
+  return bytes
+}
+
+let installed = null
+
+/**
+ * Makes `neo4j-driver` use boltcodec for packing, de-chunking and unpacking (see the
+ * module docs). Connections opened afterwards use it; calling it twice does nothing.
+ *
+ * @param {object} [options]
+ * @param {string} [options.driverDir] the `neo4j-driver` package directory (default:
+ *   resolved from the working directory)
+ * @param {boolean} [options.pack] replace the packer (default true)
+ * @param {boolean} [options.unpack] replace the dechunker and unpacker (default true)
+ * @returns {() => void} a function that restores the driver's own codec
+ */
+function install (options = {}) {
+  if (installed !== null) return uninstall
+  const m = driverModules(options.driverDir)
+  const Packer = m.packstream.Packer
+  const Unpacker = m.packstream.Unpacker
+  const Dechunker = m.chunking.Dechunker
+  const saved = {
+    packable: Packer.prototype.packable,
+    unpack: Unpacker.prototype.unpack,
+    write: Dechunker.prototype.write
+  }
+  const ChannelBuffer = m.ChannelBuffer
+
+  if (options.pack !== false) {
+    Packer.prototype.packable = function packable (x, dehydrateStruct = identity) {
+      const packer = this
+      let cache = packer.__boltcodec
+      if (cache === undefined || cache.dehydrate !== dehydrateStruct ||
+          cache.allowUUID !== packer.allowUUID || cache.bytes !== packer._byteArraysSupported) {
+        cache = {
+          dehydrate: dehydrateStruct,
+          allowUUID: packer.allowUUID,
+          bytes: packer._byteArraysSupported,
+          settings: packSettings(m, {
+            allowUUID: packer.allowUUID,
+            byteArrays: packer._byteArraysSupported,
+            dehydrate: dehydrateStruct
+          })
+        }
+        packer.__boltcodec = cache
+      }
+      const settings = cache.settings
+      return () => encode.packTransient(x, settings, (bytes) => {
+        packer._ch.writeBytes(new ChannelBuffer(bytes))
+      })
+    }
+  }
+
+  if (options.unpack !== false) {
+    Unpacker.prototype.unpack = function unpack (buffer, hydrateStructure = identity) {
+      let cache = this.__boltcodec
+      if (cache === undefined || cache.hydrate !== hydrateStructure) {
+        const opts = unpackOptions(m, {
+          disableLosslessIntegers: this._disableLosslessIntegers,
+          useBigInt: this._useBigInt,
+          allowUUID: this.allowUUID,
+          hydrate: hydrateStructure
+        })
+        cache = { hydrate: hydrateStructure, opts, conv: decode.makeConv(opts) }
+        this.__boltcodec = cache
+      }
+      if (buffer instanceof PendingMessage) return buffer.read(cache.conv)
+      return decode.unpack(remainingBytes(buffer), cache.opts)
+    }
+
+    Dechunker.prototype.write = function write (buf) {
+      let s = this.__boltcodec
+      if (s === undefined) {
+        s = this.__boltcodec = { stream: new decode.StreamDecoder({ uuid: true, legacyStructs: true }), handed: 0 }
+      }
+      const bytes = remainingBytes(buf)
+      let ready
+      try {
+        ready = s.stream.push(bytes)
+      } catch (e) {
+        // Not a decode error (those come with their message) but misuse: report it where
+        // the driver handles errors, in `unpack`, rather than throw in a socket callback.
+        this.onmessage(new PendingMessage(s.stream, -1, e))
+        return
+      }
+      for (let i = 0; i < ready; i++) this.onmessage(new PendingMessage(s.stream, s.handed++))
+    }
+  }
+
+  installed = { Packer, Unpacker, Dechunker, saved }
+  return uninstall
+}
+
+/** Restores the driver's own codec (undoes {@link install}). */
+function uninstall () {
+  if (installed === null) return
+  const { Packer, Unpacker, Dechunker, saved } = installed
+  Packer.prototype.packable = saved.packable
+  Unpacker.prototype.unpack = saved.unpack
+  Dechunker.prototype.write = saved.write
+  installed = null
+}
+
+/** @returns {boolean} whether {@link install} is in effect */
+function isInstalled () {
+  return installed !== null
+}
+
+module.exports = { install, uninstall, isInstalled, createCodec }

@@ -1,0 +1,261 @@
+/**
+ * Options for decoding. Every field is optional.
+ */
+export type DecodeOptions = {
+    /**
+     * how integers come out: `'number'`
+     * (default; as neo4j-driver's `disableLosslessIntegers`, values beyond ±(2^53 − 1) become
+     * ±Infinity), `'bigint'`, or `'integer'` (neo4j-driver-core `Integer` objects; needs that
+     * package)
+     */
+    int?: "number" | "bigint" | "integer" | undefined;
+    /**
+     * turns each
+     * structure into a value (called innermost first); default: a {@link Structure}
+     */
+    hydrate?: ((signature: number, fields: unknown[]) => unknown) | undefined;
+    /**
+     * turns each UUID into a value;
+     * default: a {@link Uuid}
+     */
+    createUuid?: ((bytes: Uint8Array) => unknown) | undefined;
+    /**
+     * the array type of Bytes values (default `'uint8'`;
+     * neo4j-driver uses `'int8'`)
+     */
+    bytes?: "uint8" | "int8" | undefined;
+    /**
+     * accept the PackStream v2 UUID marker `E0` (Bolt 6.1+)
+     */
+    uuid?: boolean | undefined;
+    /**
+     * accept the legacy `DC`/`DD` structure markers
+     */
+    legacyStructs?: boolean | undefined;
+    /**
+     * deepest nesting (default 1024)
+     */
+    maxDepth?: number | undefined;
+    /**
+     * longest string in bytes (default 2^31 − 1)
+     */
+    maxStringLen?: number | undefined;
+    /**
+     * longest byte array (default 2^31 − 1)
+     */
+    maxBytesLen?: number | undefined;
+    /**
+     * most items of one list, map or structure
+     * (default 2^31 − 1)
+     */
+    maxContainerLen?: number | undefined;
+    /**
+     * most items, entries and fields in one value,
+     * summed (default 2^26)
+     */
+    maxTotalElements?: number | undefined;
+    /**
+     * largest de-chunked message in bytes (default 64 MiB)
+     */
+    maxMessageSize?: number | undefined;
+    /**
+     * most chunks in one message (default 2^20)
+     */
+    maxChunks?: number | undefined;
+};
+/**
+ * Options for encoding. Every field is optional.
+ */
+export type EncodeOptions = {
+    /**
+     * called on every object before it is
+     * written; may return a {@link Structure} (neo4j-driver's `toStructure` fits)
+     */
+    dehydrate?: ((value: object) => unknown) | undefined;
+    /**
+     * allow writing {@link Uuid} values (PackStream v2, Bolt 6.1+)
+     */
+    uuid?: boolean | undefined;
+    /**
+     * write structures of 16+ fields with `DC`/`DD`
+     * instead of failing
+     */
+    legacyStructs?: boolean | undefined;
+    /**
+     * largest chunk `packMessage` writes (default 65535)
+     */
+    maxChunkSize?: number | undefined;
+};
+/**
+ * Encodes one JS value as PackStream.
+ *
+ * `null`/`undefined` in lists → Null (`undefined` map values are left out), booleans →
+ * Boolean, **every `number` → Float** (as neo4j-driver does; use a `bigint` or a
+ * neo4j-driver-core `Integer` for Integer), strings → String, `Uint8Array`/`Int8Array` →
+ * Bytes, arrays and other iterables → List, plain objects and `Map`s with string keys →
+ * Dictionary, {@link Structure} → Structure, {@link Uuid} → UUID (with `options.uuid`).
+ *
+ * @param {unknown} value
+ * @param {EncodeOptions} [options]
+ * @returns {Buffer} the bytes (a view of an internal buffer that is not written again)
+ * @throws {TypeError | RangeError} for values PackStream cannot hold
+ */
+export function pack(value: unknown, options?: EncodeOptions): Buffer;
+/**
+ * Encodes one value as a framed Bolt message: chunks of at most `options.maxChunkSize`
+ * bytes, then the end marker `00 00`.
+ *
+ * @param {unknown} value usually a {@link Structure} (a Bolt request)
+ * @param {EncodeOptions} [options]
+ * @returns {Buffer} the framed bytes
+ */
+export function packMessage(value: unknown, options?: EncodeOptions): Buffer;
+/**
+ * Frames already encoded message bytes into chunks plus the end marker.
+ *
+ * @param {Uint8Array} message the message (not empty)
+ * @param {number} [maxChunkSize] largest chunk, 1…65535 (default 65535)
+ * @returns {Buffer} the framed bytes
+ */
+export function frame(message: Uint8Array, maxChunkSize?: number): Buffer;
+/**
+ * Options for decoding. Every field is optional.
+ *
+ * @typedef {object} DecodeOptions
+ * @property {'number' | 'bigint' | 'integer'} [int] how integers come out: `'number'`
+ *   (default; as neo4j-driver's `disableLosslessIntegers`, values beyond ±(2^53 − 1) become
+ *   ±Infinity), `'bigint'`, or `'integer'` (neo4j-driver-core `Integer` objects; needs that
+ *   package)
+ * @property {(signature: number, fields: unknown[]) => unknown} [hydrate] turns each
+ *   structure into a value (called innermost first); default: a {@link Structure}
+ * @property {(bytes: Uint8Array) => unknown} [createUuid] turns each UUID into a value;
+ *   default: a {@link Uuid}
+ * @property {'uint8' | 'int8'} [bytes] the array type of Bytes values (default `'uint8'`;
+ *   neo4j-driver uses `'int8'`)
+ * @property {boolean} [uuid] accept the PackStream v2 UUID marker `E0` (Bolt 6.1+)
+ * @property {boolean} [legacyStructs] accept the legacy `DC`/`DD` structure markers
+ * @property {number} [maxDepth] deepest nesting (default 1024)
+ * @property {number} [maxStringLen] longest string in bytes (default 2^31 − 1)
+ * @property {number} [maxBytesLen] longest byte array (default 2^31 − 1)
+ * @property {number} [maxContainerLen] most items of one list, map or structure
+ *   (default 2^31 − 1)
+ * @property {number} [maxTotalElements] most items, entries and fields in one value,
+ *   summed (default 2^26)
+ * @property {number} [maxMessageSize] largest de-chunked message in bytes (default 64 MiB)
+ * @property {number} [maxChunks] most chunks in one message (default 2^20)
+ */
+/**
+ * Options for encoding. Every field is optional.
+ *
+ * @typedef {object} EncodeOptions
+ * @property {(value: object) => unknown} [dehydrate] called on every object before it is
+ *   written; may return a {@link Structure} (neo4j-driver's `toStructure` fits)
+ * @property {boolean} [uuid] allow writing {@link Uuid} values (PackStream v2, Bolt 6.1+)
+ * @property {boolean} [legacyStructs] write structures of 16+ fields with `DC`/`DD`
+ *   instead of failing
+ * @property {number} [maxChunkSize] largest chunk `packMessage` writes (default 65535)
+ */
+/**
+ * Decodes one PackStream value that fills `input` exactly.
+ *
+ * Strings, lists, maps, floats, booleans and null map to their JS counterparts; integers
+ * follow `options.int`; Bytes become `Uint8Array` (or `Int8Array`); structures and UUIDs
+ * go through `options.hydrate` / `options.createUuid`.
+ *
+ * @param {Uint8Array | ArrayBuffer} input the encoded value
+ * @param {DecodeOptions} [options]
+ * @returns {unknown} the value
+ * @throws {BoltcodecError} on invalid or over-limit input, with `kind` and `offset`
+ */
+export function unpack(input: Uint8Array | ArrayBuffer, options?: DecodeOptions): unknown;
+/**
+ * Decodes a whole batch of RECORD messages in one native call: `input` holds complete
+ * framed messages (as read from the socket), each a RECORD (`B1 71 [values]`).
+ *
+ * @param {Uint8Array | ArrayBuffer} input framed RECORD messages
+ * @param {DecodeOptions} [options]
+ * @returns {unknown[][]} each record's list of values
+ * @throws {BoltcodecError} for invalid framing or PackStream, a message that is not a
+ *   RECORD (`not_a_record`), or input ending inside a message (`truncated`)
+ */
+export function decodeRecords(input: Uint8Array | ArrayBuffer, options?: DecodeOptions): unknown[][];
+/**
+ * {@link decodeRecords} for very large batches: the native decoding runs on the libuv
+ * thread pool, and the JS values are built in slices of a few milliseconds, so the event
+ * loop stays free. The input is copied at the call; the caller may reuse it at once.
+ *
+ * @param {Uint8Array | ArrayBuffer} input framed RECORD messages
+ * @param {DecodeOptions} [options]
+ * @returns {Promise<unknown[][]>} each record's list of values
+ */
+export function decodeRecordsAsync(input: Uint8Array | ArrayBuffer, options?: DecodeOptions): Promise<unknown[][]>;
+/**
+ * Decodes every message of a buffer of complete framed messages (any kind: RECORD,
+ * SUCCESS, FAILURE, …) in one native call.
+ *
+ * @param {Uint8Array | ArrayBuffer} input framed messages
+ * @param {DecodeOptions} [options]
+ * @returns {unknown[]} each message (a {@link Structure} unless `options.hydrate` says
+ *   otherwise)
+ */
+export function decodeMessages(input: Uint8Array | ArrayBuffer, options?: DecodeOptions): unknown[];
+/**
+ * Push parser for a Bolt byte stream (server responses, or client requests): feed it
+ * reads as they come, take complete messages out. All messages that one read completes
+ * are decoded in one native call.
+ *
+ * ```js
+ * const d = new Dechunker({ int: 'bigint' })
+ * socket.on('data', (bytes) => {
+ *   for (const message of d.messages(bytes)) handle(message)
+ * })
+ * ```
+ *
+ * With `records: true`, a RECORD message comes out as its list of values (as from
+ * {@link decodeRecords}) and any other message as a {@link Structure}.
+ */
+export class Dechunker {
+    /** @param {DecodeOptions & {records?: boolean}} [options] */
+    constructor(options?: DecodeOptions & {
+        records?: boolean;
+    });
+    /** @private */
+    private _s;
+    /**
+     * Feeds the next bytes. Messages they complete are ready for {@link Dechunker#next};
+     * incomplete data is kept. Unread messages of the previous push stay readable.
+     *
+     * @param {Uint8Array | ArrayBuffer} bytes
+     * @returns {number} how many messages are ready
+     */
+    push(bytes: Uint8Array | ArrayBuffer): number;
+    /**
+     * The next message, or `undefined` when none is ready.
+     *
+     * @returns {unknown}
+     * @throws {BoltcodecError} for a message that failed to decode (the next call goes on
+     *   with the following message), or for broken framing (the stream is then unusable
+     *   until {@link Dechunker#reset})
+     */
+    next(): unknown;
+    /**
+     * Feeds bytes and returns every message they complete.
+     *
+     * @param {Uint8Array | ArrayBuffer} bytes
+     * @returns {unknown[]}
+     * @throws {BoltcodecError} at the first message that fails (earlier ones are lost)
+     */
+    messages(bytes: Uint8Array | ArrayBuffer): unknown[];
+    /**
+     * Checks that the stream ended between messages (call when the connection closes).
+     *
+     * @throws {BoltcodecError} `truncated` if it stopped inside a message
+     */
+    end(): void;
+    /** Forgets all state, as for a new connection. */
+    reset(): void;
+}
+import { Structure } from "./lib/types.js";
+import { Uuid } from "./lib/types.js";
+import { BoltcodecError } from "./lib/types.js";
+export { Structure, Uuid, BoltcodecError };

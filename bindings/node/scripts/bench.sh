@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the Node benchmark (benches/node/bench.js): neo4j-driver's own codec, boltcodec,
+# msgpackr and @msgpack/msgpack on the same data.
+#
+#   bindings/node/scripts/bench.sh [--quick] [--write]
+#
+# --quick: fewer rounds. --write: also rewrite the node section of benches/RESULTS.md.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$HERE"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund >&2
+fi
+npm run --silent build >&2
+exec node ../../benches/node/bench.js "$@"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the addon and runs every Node test: vectors, unit, differential against
+# neo4j-driver's own codec, and the drop-in e2e test against a real Neo4j 5.26.
+#
+#   bindings/node/scripts/test.sh [--no-server]
+#
+# Installs the npm dev dependencies (npm ci) when node_modules is missing or stale,
+# builds boltcodec.<platform>.node in release mode (CARGO_TARGET_DIR is respected), checks
+# that the generated files (native.js, native.d.ts, *.d.ts) match the sources, then runs
+# `node --test` with the server of scripts/with-neo4j.sh on port NEO4J_TEST_PORT (default
+# 17887). --no-server runs the e2e test file too, which then skips itself.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+cd "$HERE"
+
+server=1
+if [ "${1:-}" = "--no-server" ]; then server=0; fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "test.sh: npm ci" >&2
+  npm ci --no-audit --no-fund >&2
+fi
+
+echo "test.sh: building the addon" >&2
+npm run --silent build >&2
+
+# The generated declarations and loader must be the ones checked in.
+if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  if ! git -C "$ROOT" diff --quiet -- bindings/node/native.js bindings/node/native.d.ts \
+      bindings/node/index.d.ts bindings/node/driver.d.ts bindings/node/lib; then
+    echo "test.sh: generated files differ from the committed ones (commit them):" >&2
+    git -C "$ROOT" diff --stat -- bindings/node >&2
+    exit 1
+  fi
+fi
+
+tests=(test/vectors.test.js test/api.test.js test/differential.test.js test/driver.e2e.test.js)
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+if [ "$server" = 1 ]; then
+  "$ROOT/scripts/with-neo4j.sh" 5.26 "${NEO4J_TEST_PORT:-17887}" -- \
+    bash -c 'node --test "$@" 2>&1 | tee "$0"; exit "${PIPESTATUS[0]}"' "$log" "${tests[@]}" || status=$?
+else
+  node --test "${tests[@]}" 2>&1 | tee "$log" || status=$?
+fi
+# The server's shutdown message comes after the runner's output: repeat its summary, so
+# that the run ends with it.
+echo
+grep -E '^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ' "$log" | tail -8 || true
+pass=$(grep -E '^# pass ' "$log" | tail -1 | awk '{print $3}')
+fail=$(grep -E '^# fail ' "$log" | tail -1 | awk '{print $3}')
+if [ -z "$pass" ]; then
+  echo "test.sh: the test runner printed no summary (status $status)" >&2
+  exit "$(( status == 0 ? 1 : status ))"
+fi
+echo "${pass} passed, ${fail:-0} failed"
+exit "$status"

@@ -1,0 +1,417 @@
+//! Decoding entry points: one value, a buffer of framed messages, a stream of reads, and
+//! the same off the JS thread.
+
+use bolt::chunk::{DechunkError, DechunkLimits, Dechunker};
+use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice};
+use napi::{Env, Task};
+use napi_derive::napi;
+use packstream::{DecodeLimits, DecodeOptions, Decoder};
+
+use crate::tape::{is_list_marker, KeyTable, Shape, Tape, HEADER_BYTES};
+
+/// Decoder options; every field is optional and defaults to the core crate's default.
+#[napi(object)]
+#[derive(Debug, Clone, Default)]
+pub struct NativeOptions {
+    /// Accept the PackStream v2 UUID marker `E0` (Bolt 6.1+). Default false.
+    pub uuid: Option<bool>,
+    /// Accept the legacy `DC`/`DD` structure markers. Default false.
+    pub legacy_structs: Option<bool>,
+    /// Deepest nesting of lists, maps and structures. Default 1024.
+    pub max_depth: Option<u32>,
+    /// Longest string in bytes. Default 2 147 483 647.
+    pub max_string_len: Option<u32>,
+    /// Longest byte array. Default 2 147 483 647.
+    pub max_bytes_len: Option<u32>,
+    /// Most items of one list, map or structure. Default 2 147 483 647.
+    pub max_container_len: Option<u32>,
+    /// Most items, entries and fields in one value, summed. Default 2^26.
+    pub max_total_elements: Option<f64>,
+    /// Largest de-chunked message in bytes. Default 64 MiB.
+    pub max_message_size: Option<f64>,
+    /// Most chunks in one message. Default 2^20.
+    pub max_chunks: Option<u32>,
+}
+
+impl NativeOptions {
+    fn decode_options(&self) -> DecodeOptions {
+        let d = DecodeLimits::default();
+        let limits = DecodeLimits {
+            max_depth: self.max_depth.unwrap_or(d.max_depth),
+            max_string_len: self.max_string_len.unwrap_or(d.max_string_len),
+            max_bytes_len: self.max_bytes_len.unwrap_or(d.max_bytes_len),
+            max_container_len: self.max_container_len.unwrap_or(d.max_container_len),
+            max_total_elements: self
+                .max_total_elements
+                .map_or(d.max_total_elements, |v| v.max(0.0) as u64),
+        };
+        DecodeOptions::default()
+            .with_limits(limits)
+            .with_uuid(self.uuid.unwrap_or(false))
+            .with_legacy_structs(self.legacy_structs.unwrap_or(false))
+    }
+
+    fn dechunk_limits(&self) -> DechunkLimits {
+        let d = DechunkLimits::default();
+        DechunkLimits {
+            max_message_size: self
+                .max_message_size
+                .map_or(d.max_message_size, |v| v.max(0.0) as usize),
+            max_chunks: self.max_chunks.unwrap_or(d.max_chunks),
+        }
+    }
+}
+
+/// A decode or framing error, as data: JS turns it into an `Error`.
+#[napi(object)]
+#[derive(Debug, Clone)]
+pub struct ErrorInfo {
+    /// The error kind: a `packstream` kind (`unexpected_end`, `reserved_marker`, …),
+    /// `not_a_record`, or a framing kind (`message_too_large`, `too_many_chunks`,
+    /// `truncated`, `internal`).
+    pub kind: String,
+    /// Byte offset of the problem: in the message for decode errors, in the stream for
+    /// framing errors.
+    pub offset: f64,
+    /// Stream offset of the message's first chunk header (decode errors in framed input),
+    /// or -1.
+    pub message_offset: f64,
+    /// Human-readable description, including the offset.
+    pub message: String,
+}
+
+fn dechunk_error_info(e: &DechunkError) -> ErrorInfo {
+    let (kind, offset, message_offset) = match e {
+        DechunkError::MessageTooLarge {
+            offset,
+            message_offset,
+            ..
+        } => ("message_too_large", *offset, *message_offset),
+        DechunkError::TooManyChunks {
+            offset,
+            message_offset,
+            ..
+        } => ("too_many_chunks", *offset, *message_offset),
+        DechunkError::Truncated {
+            offset,
+            message_offset,
+        } => ("truncated", *offset, *message_offset),
+        DechunkError::Internal { offset } => ("internal", *offset, *offset),
+        _ => ("internal", 0, 0),
+    };
+    ErrorInfo {
+        kind: kind.to_owned(),
+        offset: offset as f64,
+        message_offset: message_offset as f64,
+        message: e.to_string(),
+    }
+}
+
+/// Decodes every message of `input`, a buffer of complete framed messages, into `tape`.
+/// Returns the framing error, if any (messages before it are in the tape).
+fn frames_into(
+    input: &[u8],
+    opts: &DecodeOptions,
+    limits: DechunkLimits,
+    shape: Shape,
+    keys: &mut KeyTable,
+    tape: &mut Tape,
+) -> Option<ErrorInfo> {
+    let mut dechunker = Dechunker::with_limits(limits);
+    let batch = dechunker.feed_batch(input);
+    messages_into(&batch, opts, shape, keys, tape);
+    if let Some(e) = batch.error() {
+        return Some(dechunk_error_info(e));
+    }
+    drop(batch);
+    dechunker
+        .end_of_stream()
+        .err()
+        .map(|e| dechunk_error_info(&e))
+}
+
+fn messages_into(
+    batch: &bolt::chunk::Batch<'_>,
+    opts: &DecodeOptions,
+    shape: Shape,
+    keys: &mut KeyTable,
+    tape: &mut Tape,
+) {
+    let mut open = Vec::new();
+    let mut dec = Decoder::with_options(&[], *opts);
+    // RECORDs in the usual form (`B1 71` then the list) skip the structure header: the
+    // list is decoded on its own with the depth and element budgets the header would
+    // have used up, which gives the same results and errors as decoding the whole message.
+    let l = opts.limits;
+    let fast = (shape != Shape::Any
+        && l.max_depth >= 1
+        && l.max_total_elements >= 1
+        && l.max_container_len >= 1)
+        .then(|| {
+            Decoder::with_options(
+                &[],
+                opts.with_limits(DecodeLimits {
+                    max_depth: l.max_depth - 1,
+                    max_total_elements: l.max_total_elements - 1,
+                    ..l
+                }),
+            )
+        });
+    let mut fast = fast;
+    for msg in batch.iter() {
+        let bytes = msg.bytes();
+        match (&mut fast, bytes) {
+            (Some(fd), [0xB1, 0x71, rest @ ..])
+                if rest.first().is_some_and(|m| is_list_marker(*m)) =>
+            {
+                fd.reset(rest);
+                tape.message(fd, keys, &mut open, Shape::Any, msg.offset(), 2);
+            }
+            _ => {
+                dec.reset(bytes);
+                tape.message(&mut dec, keys, &mut open, shape, msg.offset(), 0);
+            }
+        }
+    }
+}
+
+/// The native decoder behind `boltcodec`'s `unpack`, `decodeRecords` and `Dechunker`.
+///
+/// Each method decodes into an internal tape and copies it into `out`, a buffer owned by
+/// the JS side. Methods return the number of bytes of `out` used, or, when `out` is too
+/// small, minus the size it needs: grow it and call `copyOut`. Map keys are interned for
+/// the codec's life (at most 4096 keys of up to 64 bytes); the JS side keeps the string of
+/// each key id.
+#[napi]
+pub struct NativeCodec {
+    opts: DecodeOptions,
+    limits: DechunkLimits,
+    keys: KeyTable,
+    tape: Tape,
+    open: Vec<(u64, bool)>,
+    stream: Dechunker,
+    status: i32,
+    stream_error: Option<ErrorInfo>,
+}
+
+#[napi]
+impl NativeCodec {
+    /// A codec with these options.
+    #[napi(constructor)]
+    pub fn new(options: Option<NativeOptions>) -> Self {
+        let options = options.unwrap_or_default();
+        let limits = options.dechunk_limits();
+        NativeCodec {
+            opts: options.decode_options(),
+            limits,
+            keys: KeyTable::default(),
+            tape: Tape::default(),
+            open: Vec::new(),
+            stream: Dechunker::with_limits(limits),
+            status: 0,
+            stream_error: None,
+        }
+    }
+
+    /// The size of the tape header in bytes (the smallest useful `out`).
+    #[napi]
+    pub fn header_bytes(&self) -> u32 {
+        HEADER_BYTES as u32
+    }
+
+    /// Decodes `input` as exactly one PackStream value.
+    #[napi]
+    pub fn decode_value(&mut self, input: BufferSlice<'_>, mut out: BufferSlice<'_>) -> i64 {
+        self.tape.clear();
+        self.status = 0;
+        let mut dec = Decoder::with_options(&input, self.opts);
+        self.tape
+            .message(&mut dec, &mut self.keys, &mut self.open, Shape::Any, 0, 0);
+        self.write_out(&mut out)
+    }
+
+    /// Decodes `input`, a buffer of complete framed Bolt messages (chunks and end markers).
+    /// With `records`, every message must be a RECORD and only its field list is written.
+    /// A buffer that ends inside a message is a `truncated` error (status 1).
+    #[napi]
+    pub fn decode_frames(
+        &mut self,
+        input: BufferSlice<'_>,
+        mut out: BufferSlice<'_>,
+        records: bool,
+    ) -> i64 {
+        self.tape.clear();
+        let shape = if records { Shape::Record } else { Shape::Any };
+        self.stream_error = frames_into(
+            &input,
+            &self.opts,
+            self.limits,
+            shape,
+            &mut self.keys,
+            &mut self.tape,
+        );
+        self.status = i32::from(self.stream_error.is_some());
+        self.write_out(&mut out)
+    }
+
+    /// Feeds the next bytes of a Bolt stream and decodes every message they complete.
+    /// With `records`, a RECORD message is written as its list of fields only. Incomplete
+    /// data is kept for the next call. After a framing error (status 1) the stream stays
+    /// broken until `reset`.
+    #[napi]
+    pub fn push(&mut self, input: BufferSlice<'_>, mut out: BufferSlice<'_>, records: bool) -> i64 {
+        self.tape.clear();
+        let batch = self.stream.feed_batch(&input);
+        let shape = if records {
+            Shape::RecordOrAny
+        } else {
+            Shape::Any
+        };
+        messages_into(&batch, &self.opts, shape, &mut self.keys, &mut self.tape);
+        self.stream_error = batch.error().map(dechunk_error_info);
+        self.status = i32::from(self.stream_error.is_some());
+        self.write_out(&mut out)
+    }
+
+    /// Copies the last result into `out` again (after growing it).
+    #[napi]
+    pub fn copy_out(&self, mut out: BufferSlice<'_>) -> i64 {
+        self.write_out(&mut out)
+    }
+
+    fn write_out(&self, out: &mut [u8]) -> i64 {
+        if self.tape.write_out(out, self.status) {
+            self.tape.out_len() as i64
+        } else {
+            -(self.tape.out_len() as i64)
+        }
+    }
+
+    /// The error of the `index`-th failed message of the last result.
+    #[napi]
+    pub fn error_info(&self, index: u32) -> Option<ErrorInfo> {
+        self.tape.errors.get(index as usize).map(|e| ErrorInfo {
+            kind: e.kind.to_owned(),
+            offset: e.offset as f64,
+            message_offset: e.message_offset as f64,
+            message: e.message.clone(),
+        })
+    }
+
+    /// The framing error of the last result (status 1).
+    #[napi]
+    pub fn stream_error(&self) -> Option<ErrorInfo> {
+        self.stream_error.clone()
+    }
+
+    /// Checks that the stream fed to `push` ended between messages.
+    #[napi]
+    pub fn end_of_stream(&self) -> Option<ErrorInfo> {
+        self.stream
+            .end_of_stream()
+            .err()
+            .map(|e| dechunk_error_info(&e))
+    }
+
+    /// Forgets the state of the stream fed to `push` (as for a new connection); the
+    /// interned keys are kept.
+    #[napi]
+    pub fn reset(&mut self) {
+        self.stream.reset();
+        self.stream_error = None;
+    }
+
+    /// Whether the stream fed to `push` is between messages.
+    #[napi]
+    pub fn is_at_boundary(&self) -> bool {
+        self.stream.is_at_boundary()
+    }
+}
+
+/// The result of `decodeFramesAsync`.
+#[napi(object)]
+pub struct DecodedBatch {
+    /// The tape, laid out as `NativeCodec` writes it (its keys are all new).
+    pub out: Buffer,
+    /// The errors of the failed messages, by index.
+    pub errors: Vec<ErrorInfo>,
+    /// The framing error, if any.
+    pub stream_error: Option<ErrorInfo>,
+}
+
+/// `decodeFramesAsync` on the libuv thread pool.
+pub struct DecodeFramesTask {
+    input: Vec<u8>,
+    options: NativeOptions,
+    records: bool,
+}
+
+/// What the thread pool hands back.
+pub struct FramesOutput {
+    out: Vec<u8>,
+    errors: Vec<ErrorInfo>,
+    stream_error: Option<ErrorInfo>,
+}
+
+impl Task for DecodeFramesTask {
+    type Output = FramesOutput;
+    type JsValue = DecodedBatch;
+
+    fn compute(&mut self) -> napi::Result<FramesOutput> {
+        let mut keys = KeyTable::default();
+        let mut tape = Tape::default();
+        let shape = if self.records {
+            Shape::Record
+        } else {
+            Shape::Any
+        };
+        let stream_error = frames_into(
+            &self.input,
+            &self.options.decode_options(),
+            self.options.dechunk_limits(),
+            shape,
+            &mut keys,
+            &mut tape,
+        );
+        let mut out = vec![0u8; tape.out_len()];
+        tape.write_out(&mut out, i32::from(stream_error.is_some()));
+        let errors = tape
+            .errors
+            .iter()
+            .map(|e| ErrorInfo {
+                kind: e.kind.to_owned(),
+                offset: e.offset as f64,
+                message_offset: e.message_offset as f64,
+                message: e.message.clone(),
+            })
+            .collect();
+        Ok(FramesOutput {
+            out,
+            errors,
+            stream_error,
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: FramesOutput) -> napi::Result<DecodedBatch> {
+        Ok(DecodedBatch {
+            out: output.out.into(),
+            errors: output.errors,
+            stream_error: output.stream_error,
+        })
+    }
+}
+
+/// Like `NativeCodec.decodeFrames`, but decodes on the libuv thread pool. The input is
+/// copied first, so the caller may reuse its buffer at once.
+#[napi(ts_return_type = "Promise<DecodedBatch>")]
+pub fn decode_frames_async(
+    input: BufferSlice<'_>,
+    records: bool,
+    options: Option<NativeOptions>,
+) -> AsyncTask<DecodeFramesTask> {
+    AsyncTask::new(DecodeFramesTask {
+        input: input.to_vec(),
+        options: options.unwrap_or_default(),
+        records,
+    })
+}

@@ -1,0 +1,21 @@
+//! Node.js addon of boltcodec: the native half of the `boltcodec` npm package.
+//!
+//! The JS package (`index.js`) does the work that has to happen on the JS side: it creates
+//! the JS values and encodes JS values to PackStream (see `README.md` for why). This crate
+//! does what is worth a native call: it de-chunks Bolt messages and decodes PackStream with
+//! the core crates' limits and checks, writing a compact "tape" ([`tape`]) that JS turns
+//! into values in one pass. One call handles one value, one read from a socket or a whole
+//! batch of RECORD messages, so the cost of crossing into native code is paid once.
+//!
+//! Hostile input never panics here: every error becomes data in the tape or in the
+//! returned error record, and JS throws it as an `Error` carrying the byte offset.
+#![deny(unsafe_code)]
+
+mod decode;
+mod encode;
+mod tape;
+
+pub use decode::{
+    decode_frames_async, DecodeFramesTask, DecodedBatch, ErrorInfo, NativeCodec, NativeOptions,
+};
+pub use encode::pack_native;

@@ -1,0 +1,511 @@
+//! The tape: a decoded message laid out for a small JavaScript routine to rebuild.
+//!
+//! Creating JS values one N-API call at a time costs more than parsing the bytes, so the
+//! native side never creates values. It walks the PackStream tokens (with the core crate's
+//! [`Decoder`], which enforces every limit and checks UTF-8) and writes:
+//!
+//! * `words`: one `i32` per token, `type | payload << 4` (more words for wide integers and
+//!   huge lengths). Types are the `T_*` constants below; `index.js` mirrors them.
+//! * `floats`: the value of every Float, in order.
+//! * `latin1`: the bytes of every ASCII string, concatenated. JS turns the whole area into
+//!   one string with one call and takes each string as a `substring`.
+//! * `utf8`: the bytes of every other string, concatenated; the word gives the string's
+//!   length in UTF-16 units, so JS can `substring` one decoded string the same way.
+//! * `bin`: the payloads of Bytes and UUID values.
+//! * map keys are interned: a key seen before becomes `T_KEY | id << 4`, and JS keeps one
+//!   string per id for the life of the codec. Keys new in a call are listed apart
+//!   (`key_lens`, `key_bytes`) so that JS registers them before it rebuilds anything.
+//!
+//! [`Tape::write_out`] copies all of it into one JS-owned buffer (the layout is described
+//! there), so a call costs one native crossing whatever the size of the message or batch.
+
+use packstream::{Decoder, Error, Token};
+use rustc_hash::FxHashMap;
+
+/// Integer fitting in 28 signed bits: payload is the value.
+pub(crate) const T_INT: i32 = 0;
+/// Float: the next value of `floats`.
+pub(crate) const T_FLOAT: i32 = 1;
+/// ASCII string: payload is its length; the chars are the next ones of `latin1`.
+pub(crate) const T_LATIN1: i32 = 2;
+/// Other string: payload is its length in UTF-16 units, taken from the decoded `utf8`.
+pub(crate) const T_UTF16: i32 = 3;
+/// List: payload is the item count.
+pub(crate) const T_LIST: i32 = 4;
+/// Map: payload is the entry count; each key is a string or key word.
+pub(crate) const T_MAP: i32 = 5;
+/// Structure: payload is `tag | field_count << 8`.
+pub(crate) const T_STRUCT: i32 = 6;
+/// Null (payload 0), false (1) or true (2).
+pub(crate) const T_CONST: i32 = 7;
+/// Integer outside 28 bits: the next two words are the high and low 32 bits.
+pub(crate) const T_INT64: i32 = 8;
+/// Bytes: payload is the length; the bytes are the next ones of `bin`.
+pub(crate) const T_BYTES: i32 = 9;
+/// UUID: the next 16 bytes of `bin`.
+pub(crate) const T_UUID: i32 = 10;
+/// Interned map key: payload is its id.
+pub(crate) const T_KEY: i32 = 11;
+/// A message that failed to decode: payload is the error's index (see `errors`), the next
+/// word its offset in the message.
+pub(crate) const T_ERROR: i32 = 12;
+
+/// A payload that does not fit in 28 bits: the length is in the next word.
+const LONG: u32 = 0x0FFF_FFFF;
+/// The range of integers stored in one word.
+const SMALL_INT: core::ops::Range<i64> = -(1 << 27)..(1 << 27);
+
+/// Interned map keys: at most this many per codec ...
+pub(crate) const MAX_KEYS: usize = 4096;
+/// ... of at most this many bytes each.
+pub(crate) const MAX_KEY_LEN: usize = 64;
+
+/// Map keys interned across calls. JS holds the string for each id.
+#[derive(Debug, Default)]
+pub(crate) struct KeyTable {
+    ids: FxHashMap<Box<str>, u32>,
+    by_id: Vec<Box<str>>,
+}
+
+impl KeyTable {
+    fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// The id of `key`, interning it if there is room. `Err(())` when the table is full or
+    /// the key too long (the key is then written as an ordinary string).
+    #[inline]
+    fn id(&mut self, key: &str, tape: &mut Tape) -> Option<u32> {
+        if let Some(id) = self.ids.get(key) {
+            return Some(*id);
+        }
+        if key.len() > MAX_KEY_LEN || self.by_id.len() >= MAX_KEYS {
+            return None;
+        }
+        let id = self.by_id.len() as u32;
+        self.ids.insert(key.into(), id);
+        self.by_id.push(key.into());
+        tape.key_lens.push(utf16_len(key) as i32);
+        tape.key_bytes.extend_from_slice(key.as_bytes());
+        Some(id)
+    }
+
+    /// Forgets the keys interned from `len` on (after a message failed to decode).
+    fn truncate(&mut self, len: usize) {
+        while self.by_id.len() > len {
+            if let Some(k) = self.by_id.pop() {
+                self.ids.remove(&k);
+            }
+        }
+    }
+}
+
+/// UTF-16 length of a string: every char but the 4-byte ones is one unit.
+#[inline]
+fn utf16_len(s: &str) -> usize {
+    s.bytes()
+        .map(|b| usize::from((b & 0xC0) != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
+/// Where a message's output starts, to roll back to if it fails.
+#[derive(Clone, Copy)]
+struct Mark {
+    words: usize,
+    floats: usize,
+    latin1: usize,
+    utf8: usize,
+    bin: usize,
+    key_lens: usize,
+    key_bytes: usize,
+    keys: usize,
+}
+
+/// The decoded output of one call (see the module docs).
+#[derive(Debug, Default)]
+pub(crate) struct Tape {
+    pub(crate) words: Vec<i32>,
+    pub(crate) floats: Vec<f64>,
+    pub(crate) latin1: Vec<u8>,
+    pub(crate) utf8: Vec<u8>,
+    pub(crate) bin: Vec<u8>,
+    pub(crate) key_lens: Vec<i32>,
+    pub(crate) key_bytes: Vec<u8>,
+    /// Number of messages (or values) written.
+    pub(crate) count: u32,
+    /// Messages that failed: their errors, referenced by `T_ERROR` words.
+    pub(crate) errors: Vec<MessageError>,
+}
+
+/// A message of a batch that could not be decoded.
+#[derive(Debug, Clone)]
+pub(crate) struct MessageError {
+    /// The `packstream::ErrorKind` name, or `not_a_record`.
+    pub(crate) kind: &'static str,
+    /// Offset in the message.
+    pub(crate) offset: usize,
+    /// Stream offset of the message's first chunk header.
+    pub(crate) message_offset: u64,
+    /// Human-readable description.
+    pub(crate) message: String,
+}
+
+/// What a message must look like in [`Tape::message`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Any value; it is written whole.
+    Any,
+    /// A RECORD (`B1 71 <list>`); only its list of fields is written.
+    Record,
+    /// A RECORD's list of fields, as for `Record`, or any other message whole.
+    RecordOrAny,
+}
+
+/// The RECORD message: one field, the list of values.
+const RECORD: Token<'static> = Token::Struct { tag: 0x71, len: 1 };
+
+impl Tape {
+    /// Empties the tape, keeping its allocations.
+    pub(crate) fn clear(&mut self) {
+        self.words.clear();
+        self.floats.clear();
+        self.latin1.clear();
+        self.utf8.clear();
+        self.bin.clear();
+        self.key_lens.clear();
+        self.key_bytes.clear();
+        self.count = 0;
+        self.errors.clear();
+    }
+
+    fn mark(&self, keys: &KeyTable) -> Mark {
+        Mark {
+            words: self.words.len(),
+            floats: self.floats.len(),
+            latin1: self.latin1.len(),
+            utf8: self.utf8.len(),
+            bin: self.bin.len(),
+            key_lens: self.key_lens.len(),
+            key_bytes: self.key_bytes.len(),
+            keys: keys.len(),
+        }
+    }
+
+    fn rollback(&mut self, m: Mark, keys: &mut KeyTable) {
+        self.words.truncate(m.words);
+        self.floats.truncate(m.floats);
+        self.latin1.truncate(m.latin1);
+        self.utf8.truncate(m.utf8);
+        self.bin.truncate(m.bin);
+        self.key_lens.truncate(m.key_lens);
+        self.key_bytes.truncate(m.key_bytes);
+        keys.truncate(m.keys);
+    }
+
+    #[inline]
+    fn len_word(&mut self, ty: i32, n: usize) {
+        // Sizes are at most i32::MAX (the decoder checks), so `n as i32` is exact.
+        if (n as u64) < u64::from(LONG) {
+            self.words.push(ty | ((n as u32) << 4) as i32);
+        } else {
+            self.words.push(ty | (LONG << 4) as i32);
+            self.words.push(n as i32);
+        }
+    }
+
+    #[inline]
+    fn string(&mut self, s: &str) {
+        if s.is_ascii() {
+            self.latin1.extend_from_slice(s.as_bytes());
+            self.len_word(T_LATIN1, s.len());
+        } else {
+            self.utf8.extend_from_slice(s.as_bytes());
+            self.len_word(T_UTF16, utf16_len(s));
+        }
+    }
+
+    /// Writes the next complete value of `dec` (one whole value at the top level).
+    ///
+    /// Map keys are tracked here, so that they can be interned: `open` holds, for each
+    /// container opened by this call, its remaining item slots (a map entry is two) and
+    /// whether it is a map.
+    pub(crate) fn value(
+        &mut self,
+        dec: &mut Decoder<'_>,
+        keys: &mut KeyTable,
+        open: &mut Vec<(u64, bool)>,
+    ) -> Result<(), Error> {
+        open.clear();
+        loop {
+            let is_key = match open.last_mut() {
+                Some((rem, is_map)) => {
+                    let key = *is_map && *rem % 2 == 0;
+                    *rem -= 1;
+                    key
+                }
+                None => false,
+            };
+            match dec.next_token()? {
+                Token::Int(i) => {
+                    if SMALL_INT.contains(&i) {
+                        self.words.push(T_INT | ((i as i32) << 4));
+                    } else {
+                        self.words.push(T_INT64);
+                        self.words.push((i >> 32) as i32);
+                        self.words.push(i as i32);
+                    }
+                }
+                Token::Float(f) => {
+                    self.words.push(T_FLOAT);
+                    self.floats.push(f);
+                }
+                Token::String(s) => {
+                    if is_key {
+                        if let Some(id) = keys.id(s, self) {
+                            self.words.push(T_KEY | (id << 4) as i32);
+                        } else {
+                            self.string(s);
+                        }
+                    } else {
+                        self.string(s);
+                    }
+                }
+                Token::Null => self.words.push(T_CONST),
+                Token::Bool(b) => self.words.push(T_CONST | if b { 2 << 4 } else { 1 << 4 }),
+                Token::Bytes(b) => {
+                    self.bin.extend_from_slice(b);
+                    self.len_word(T_BYTES, b.len());
+                }
+                Token::Uuid(u) => {
+                    self.bin.extend_from_slice(&u);
+                    self.words.push(T_UUID);
+                }
+                Token::List(n) => {
+                    self.len_word(T_LIST, n as usize);
+                    if n > 0 {
+                        open.push((u64::from(n), false));
+                    }
+                }
+                Token::Map(n) => {
+                    self.len_word(T_MAP, n as usize);
+                    if n > 0 {
+                        open.push((2 * u64::from(n), true));
+                    }
+                }
+                Token::Struct { tag, len } => {
+                    // `len` is at most 65 535 (STRUCT_16), so this fits in 24 bits.
+                    self.words
+                        .push(T_STRUCT | ((u32::from(tag) | (len << 8)) << 4) as i32);
+                    if len > 0 {
+                        open.push((u64::from(len), false));
+                    }
+                }
+            }
+            while let Some((0, _)) = open.last() {
+                open.pop();
+            }
+            if open.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Decodes one Bolt message (exactly one value) into the tape, or, when it fails,
+    /// rolls back whatever it wrote and writes a `T_ERROR` word instead.
+    ///
+    /// `base` is where the decoder's input starts in the message (for error offsets).
+    pub(crate) fn message(
+        &mut self,
+        dec: &mut Decoder<'_>,
+        keys: &mut KeyTable,
+        open: &mut Vec<(u64, bool)>,
+        shape: Shape,
+        message_offset: u64,
+        base: usize,
+    ) {
+        let mark = self.mark(keys);
+        let result = match shape {
+            Shape::Any => self.value(dec, keys, open).map_err(Fail::Decode),
+            Shape::Record => match dec.next_token() {
+                Ok(RECORD) => match dec.remaining().first() {
+                    Some(m) if is_list_marker(*m) => {
+                        self.value(dec, keys, open).map_err(Fail::Decode)
+                    }
+                    _ => Err(Fail::NotARecord(dec.position())),
+                },
+                Ok(_) => Err(Fail::NotARecord(0)),
+                Err(e) => Err(Fail::Decode(e)),
+            },
+            Shape::RecordOrAny => {
+                let start = dec.clone();
+                match dec.next_token() {
+                    Ok(RECORD) if dec.remaining().first().is_some_and(|m| is_list_marker(*m)) => {
+                        self.value(dec, keys, open).map_err(Fail::Decode)
+                    }
+                    _ => {
+                        *dec = start;
+                        self.value(dec, keys, open).map_err(Fail::Decode)
+                    }
+                }
+            }
+        }
+        .and_then(|()| dec.finish().map_err(Fail::Decode));
+        if let Err(fail) = result {
+            self.rollback(mark, keys);
+            let (kind, offset, message) = match fail {
+                Fail::Decode(e) => {
+                    let e = e.shifted(base);
+                    (e.kind().as_str(), e.offset(), e.to_string())
+                }
+                Fail::NotARecord(at) => (
+                    "not_a_record",
+                    at,
+                    format!(
+                        "not a RECORD message at byte {at} (expected B1 71 followed by a list)"
+                    ),
+                ),
+            };
+            self.words
+                .push(T_ERROR | ((self.errors.len() as u32) << 4) as i32);
+            self.words.push(i32::try_from(offset).unwrap_or(i32::MAX));
+            self.errors.push(MessageError {
+                kind,
+                offset,
+                message_offset,
+                message,
+            });
+        }
+        self.count += 1;
+    }
+
+    /// The size in bytes of [`Tape::write_out`]'s output.
+    pub(crate) fn out_len(&self) -> usize {
+        self.layout().end
+    }
+
+    /// Section offsets, in bytes; every section starts 8-byte aligned.
+    fn layout(&self) -> Layout {
+        let align = |n: usize| (n + 7) & !7;
+        let words = HEADER_BYTES;
+        let key_lens = align(words + 4 * self.words.len());
+        let floats = align(key_lens + 4 * self.key_lens.len());
+        let latin1 = floats + 8 * self.floats.len();
+        let utf8 = align(latin1 + self.latin1.len());
+        let bin = align(utf8 + self.utf8.len());
+        let key_bytes = align(bin + self.bin.len());
+        let end = align(key_bytes + self.key_bytes.len());
+        Layout {
+            words,
+            key_lens,
+            floats,
+            latin1,
+            utf8,
+            bin,
+            key_bytes,
+            end,
+        }
+    }
+
+    /// Copies the tape into `out` (at least [`Tape::out_len`] bytes), in native byte
+    /// order. The first [`HEADER_BYTES`] bytes are `i32`s:
+    ///
+    /// | index | meaning |
+    /// | --- | --- |
+    /// | 0 | status: 0 ok, 1 the stream is broken (see the dechunk error) |
+    /// | 1 | number of messages (or values) |
+    /// | 2, 3 | `words`: start index (in `i32`s), length |
+    /// | 4, 5 | `floats`: start index (in `f64`s), length |
+    /// | 6, 7 | `latin1`: start byte, length |
+    /// | 8, 9 | `utf8`: start byte, length |
+    /// | 10, 11 | `bin`: start byte, length |
+    /// | 12, 13 | new keys: start index of their UTF-16 lengths (in `i32`s), count |
+    /// | 14, 15 | new keys: start byte of their UTF-8 bytes, length |
+    /// | 16 | number of failed messages |
+    ///
+    /// Returns `false` (writing nothing) if `out` is too short.
+    pub(crate) fn write_out(&self, out: &mut [u8], status: i32) -> bool {
+        let l = self.layout();
+        let Some(out) = out.get_mut(..l.end) else {
+            return false;
+        };
+        let n = |v: usize| i32::try_from(v).unwrap_or(i32::MAX);
+        let header = [
+            status,
+            n(self.count as usize),
+            n(l.words / 4),
+            n(self.words.len()),
+            n(l.floats / 8),
+            n(self.floats.len()),
+            n(l.latin1),
+            n(self.latin1.len()),
+            n(l.utf8),
+            n(self.utf8.len()),
+            n(l.bin),
+            n(self.bin.len()),
+            n(l.key_lens / 4),
+            n(self.key_lens.len()),
+            n(l.key_bytes),
+            n(self.key_bytes.len()),
+            n(self.errors.len()),
+        ];
+        put_i32s(out, 0, &header);
+        put_i32s(out, l.words, &self.words);
+        put_i32s(out, l.key_lens, &self.key_lens);
+        for (d, f) in out
+            .get_mut(l.floats..)
+            .unwrap_or_default()
+            .chunks_exact_mut(8)
+            .zip(&self.floats)
+        {
+            d.copy_from_slice(&f.to_ne_bytes());
+        }
+        put_bytes(out, l.latin1, &self.latin1);
+        put_bytes(out, l.utf8, &self.utf8);
+        put_bytes(out, l.bin, &self.bin);
+        put_bytes(out, l.key_bytes, &self.key_bytes);
+        true
+    }
+}
+
+/// Size of the header of [`Tape::write_out`].
+pub(crate) const HEADER_BYTES: usize = 128;
+
+struct Layout {
+    words: usize,
+    key_lens: usize,
+    floats: usize,
+    latin1: usize,
+    utf8: usize,
+    bin: usize,
+    key_bytes: usize,
+    end: usize,
+}
+
+fn put_i32s(out: &mut [u8], at: usize, src: &[i32]) {
+    for (d, w) in out
+        .get_mut(at..)
+        .unwrap_or_default()
+        .chunks_exact_mut(4)
+        .zip(src)
+    {
+        d.copy_from_slice(&w.to_ne_bytes());
+    }
+}
+
+fn put_bytes(out: &mut [u8], at: usize, src: &[u8]) {
+    if let Some(d) = out.get_mut(at..at + src.len()) {
+        d.copy_from_slice(src);
+    }
+}
+
+pub(crate) fn is_list_marker(m: u8) -> bool {
+    matches!(m, 0x90..=0x9F | 0xD4..=0xD6)
+}
+
+/// Why a message could not be written.
+enum Fail {
+    /// The PackStream is invalid or over a limit.
+    Decode(Error),
+    /// Valid PackStream, but not a RECORD where one was required (at this offset).
+    NotARecord(usize),
+}

@@ -1,0 +1,294 @@
+'use strict'
+// Unit tests of the public API: options, errors, hostile input, streaming, batches,
+// re-entrancy and the encoder's edge cases.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const bc = require('..')
+const { pack, unpack, packMessage, frame, decodeRecords, decodeRecordsAsync, decodeMessages, Dechunker, Structure, Uuid, BoltcodecError } = bc
+
+const hex = (h) => Buffer.from(h.replace(/\s+/g, ''), 'hex')
+const hexOf = (b) => Buffer.from(b).toString('hex')
+
+function throwsKind (fn, kind, offset) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof BoltcodecError, String(e))
+    assert.equal(e.kind, kind, e.message)
+    if (offset !== undefined) assert.equal(e.offset, offset, e.message)
+    return true
+  })
+}
+
+/** mulberry32 */
+function rng (seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const record = (fields) => packMessage(new Structure(0x71, [fields]))
+
+test('integers in the three modes', () => {
+  const cases = [0n, -16n, 127n, -17n, 2n ** 27n - 1n, 2n ** 27n, -(2n ** 27n), -(2n ** 27n) - 1n, 2n ** 31n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)]
+  const { Integer } = require('neo4j-driver-core')
+  for (const v of cases) {
+    const bytes = pack(v)
+    assert.equal(unpack(bytes, { int: 'bigint' }), v)
+    const n = unpack(bytes)
+    const safe = v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER)
+    assert.equal(n, safe ? Number(v) : (v > 0n ? Infinity : -Infinity), `number ${v}`)
+    const i = unpack(bytes, { int: 'integer' })
+    assert.ok(i instanceof Integer)
+    assert.equal(i.toString(), v.toString())
+    assert.equal(hexOf(pack(i)), hexOf(bytes), 'Integer packs like bigint')
+  }
+  assert.throws(() => pack(2n ** 63n), RangeError)
+  assert.throws(() => unpack(pack(1n), { int: 'long' }), TypeError)
+})
+
+test('floats, strings, bytes, lists, maps, structures and UUIDs', () => {
+  assert.equal(hexOf(pack(1)), 'c13ff0000000000000', 'every number is a Float')
+  assert.ok(Object.is(unpack(pack(-0)), -0))
+  assert.deepEqual(unpack(pack(new Uint8Array([1, 2]))), new Uint8Array([1, 2]))
+  assert.deepEqual(unpack(pack(new Uint8Array([255])), { bytes: 'int8' }), new Int8Array([-1]))
+  assert.deepEqual(unpack(pack(Buffer.from([7]))), new Uint8Array([7]))
+  assert.equal(hexOf(pack(new Map([['b', 1n], ['a', 2n]]))), 'a2816201816102')
+  assert.deepEqual(unpack(pack({ a: [1n, null, undefined], b: undefined })), { a: [1, null, null] })
+  const s = unpack(pack(new Structure(0x4e, [1n, ['L'], {}])))
+  assert.ok(s instanceof Structure)
+  assert.deepEqual([s.signature, s.fields], [0x4e, [1, ['L'], {}]])
+  assert.equal(unpack(pack(new Structure(0x58, [1n])), { hydrate: (sig, f) => `${sig}:${f}` }), '88:1')
+  const u = new Uuid('550e8400-e29b-41d4-a716-446655440000')
+  assert.throws(() => pack(u), TypeError)
+  const ub = pack(u, { uuid: true })
+  assert.equal(hexOf(ub), 'e0550e8400e29b41d4a716446655440000')
+  throwsKind(() => unpack(ub), 'reserved_marker', 0)
+  assert.equal(unpack(ub, { uuid: true }).toString(), u.toString())
+  assert.equal(unpack(ub, { uuid: true, createUuid: (b) => b.length }), 16)
+  assert.equal(hexOf(pack(new Set(['x']))), '918178', 'iterables are lists')
+})
+
+test('maps: the key __proto__ is an own property; later duplicates win', () => {
+  const v = unpack(hex('a2 89 5f5f70726f746f5f5f 01 81 61 02'))
+  assert.equal(Object.getPrototypeOf(v), Object.prototype)
+  assert.deepEqual(Object.keys(v), ['__proto__', 'a'])
+  assert.equal(v.__proto__, 1) // eslint-disable-line no-proto
+  assert.deepEqual(unpack(hex('a3 81 61 01 81 62 02 81 61 03')), { a: 3, b: 2 })
+})
+
+test('map keys are interned across calls, and a failed message does not leave stale ids', () => {
+  const keys = Array.from({ length: 20 }, (_, i) => `key${i}`)
+  const obj = Object.fromEntries(keys.map((k, i) => [k, BigInt(i)]))
+  for (let i = 0; i < 3; i++) assert.deepEqual(unpack(pack(obj)), Object.fromEntries(keys.map((k, i) => [k, i])))
+  // A message that interns new keys and then fails, then a message using the same keys.
+  const good = packMessage({ fresh1: 1n, fresh2: 2n })
+  const bad = packMessage(new Structure(0x70, [{ fresh1: 1n, fresh3: 3n }]))
+  bad[bad.length - 3] = 0xc4 // the last value byte becomes a reserved marker
+  const d = new Dechunker()
+  assert.equal(d.push(Buffer.concat([bad, good, bad, good])), 4)
+  throwsKind(() => d.next(), 'reserved_marker')
+  assert.deepEqual(d.next(), { fresh1: 1, fresh2: 2 })
+  throwsKind(() => d.next(), 'reserved_marker')
+  assert.deepEqual(d.next(), { fresh1: 1, fresh2: 2 })
+  assert.equal(d.next(), undefined)
+  // More distinct keys than the table holds, and long keys.
+  const many = {}
+  for (let i = 0; i < 5000; i++) many[`k${i}-${'x'.repeat(i % 80)}`] = BigInt(i)
+  for (let i = 0; i < 2; i++) assert.deepEqual(unpack(pack(many), { int: 'bigint' }), many)
+})
+
+test('strings: header sizes, non-ASCII, surrogates', () => {
+  for (const s of ['', 'a', 'x'.repeat(15), 'x'.repeat(16), 'é'.repeat(7), 'é'.repeat(8), '€'.repeat(5), '€'.repeat(6),
+    '😀'.repeat(4), 'y'.repeat(63), 'y'.repeat(64), 'ü'.repeat(100), 'z'.repeat(255), 'z'.repeat(256),
+    '中'.repeat(30000), 'q'.repeat(70000), 'mixed ascii and ü and 😀 '.repeat(50)]) {
+    const bytes = pack(s)
+    assert.equal(hexOf(bytes), hexOf(Buffer.concat([header(Buffer.byteLength(s)), Buffer.from(s)])), `pack ${s.slice(0, 20)}… (${s.length})`)
+    assert.equal(unpack(bytes), s)
+  }
+  assert.equal(hexOf(pack('\ud800')), '83efbfbd', 'a lone surrogate is written as U+FFFD')
+  assert.equal(hexOf(pack('a\udc00b'.repeat(30))), hexOf(Buffer.concat([header(150), Buffer.from('a\udc00b'.repeat(30))])))
+  throwsKind(() => unpack(hex('82 c3 28')), 'invalid_utf8', 1)
+  function header (n) {
+    if (n < 16) return Buffer.from([0x80 | n])
+    if (n < 256) return Buffer.from([0xd0, n])
+    if (n < 65536) return Buffer.from([0xd1, n >> 8, n & 255])
+    return Buffer.from([0xd2, n >>> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255])
+  }
+})
+
+test('encoder errors', () => {
+  assert.throws(() => pack(undefined), TypeError)
+  assert.throws(() => pack(() => 1), TypeError)
+  assert.throws(() => pack(Symbol('x')), TypeError)
+  assert.throws(() => pack(new Map([[1, 2]])), TypeError)
+  assert.throws(() => pack(new Structure(200, [])), TypeError)
+  const wide = new Structure(1, Array.from({ length: 16 }, () => null))
+  assert.throws(() => pack(wide), TypeError)
+  assert.equal(hexOf(pack(wide, { legacyStructs: true })).slice(0, 6), 'dc1001')
+  // A failed pack leaves the encoder usable.
+  assert.equal(hexOf(pack([1n, 2n])), '920102')
+})
+
+test('re-entrant hooks: hydrate may decode, dehydrate may encode', () => {
+  const inner = pack({ inner: [1n, 'two'] })
+  const outer = pack([new Structure(1, ['a']), new Structure(1, ['b']), 'tail'])
+  const v = unpack(outer, { hydrate: (sig, fields) => ({ fields, nested: unpack(inner) }) })
+  assert.deepEqual(v, [{ fields: ['a'], nested: { inner: [1, 'two'] } }, { fields: ['b'], nested: { inner: [1, 'two'] } }, 'tail'])
+  class Point { constructor (x) { this.x = x } }
+  const bytes = pack([new Point(1), 'z'], {
+    dehydrate: (o) => o instanceof Point ? new Structure(0x58, [pack(o.x)]) : o
+  })
+  assert.deepEqual(unpack(bytes), [new Structure(0x58, [new Uint8Array([0xc1, 0x3f, 0xf0, 0, 0, 0, 0, 0, 0])]), 'z'])
+})
+
+test('hostile input: clean errors with offsets, no crash', () => {
+  throwsKind(() => unpack(Buffer.alloc(1_000_000, 0x91)), 'limit_exceeded', 1024)
+  throwsKind(() => unpack(hex('d6 ffffffff')), 'size_too_large', 0)
+  throwsKind(() => unpack(hex('da 7fffffff 81 61')), 'limit_exceeded', 0)
+  throwsKind(() => unpack(hex('da 00100000 81 61')), 'unexpected_end', 0)
+  throwsKind(() => unpack(hex('d2 7fffffff 61')), 'unexpected_end', 0)
+  throwsKind(() => unpack(hex('a1 01 01')), 'non_string_key', 1)
+  throwsKind(() => unpack(hex('c0 c0')), 'trailing_bytes', 1)
+  throwsKind(() => unpack(Buffer.alloc(0)), 'unexpected_end', 0)
+  throwsKind(() => unpack(hex('91 91 91 90'), { maxDepth: 2 }), 'limit_exceeded', 2)
+  assert.throws(() => unpack('c0'), TypeError)
+  // Random bytes and mutated valid encodings: a value or a BoltcodecError, nothing else.
+  const next = rng(7)
+  const seeds = [pack([1n, 'two', { three: [3.5, null, true] }, new Structure(0x4e, [1n, [], {}])]), pack({ a: 'b'.repeat(300) })]
+  let errors = 0
+  for (let i = 0; i < 20000; i++) {
+    let input
+    if (i % 2 === 0) {
+      input = Buffer.from(Array.from({ length: Math.floor(next() * 40) }, () => Math.floor(next() * 256)))
+    } else {
+      input = Buffer.from(seeds[i % 4 === 1 ? 0 : 1])
+      for (let k = 0; k < 3; k++) input[Math.floor(next() * input.length)] = Math.floor(next() * 256)
+    }
+    try {
+      unpack(input, { uuid: next() < 0.5, legacyStructs: next() < 0.5 })
+    } catch (e) {
+      assert.ok(e instanceof BoltcodecError, `input ${input.toString('hex')}: ${e}`)
+      assert.ok(e.offset >= 0 && e.offset <= input.length)
+      errors++
+    }
+    const d = new Dechunker()
+    try {
+      d.messages(input)
+      d.end()
+    } catch (e) {
+      assert.ok(e instanceof BoltcodecError, `stream ${input.toString('hex')}: ${e}`)
+    }
+  }
+  assert.ok(errors > 5000)
+})
+
+test('decodeRecords: a batch in one call; errors name the offset', () => {
+  const rows = Array.from({ length: 3000 }, (_, i) => [BigInt(i), `row ${i}`, i / 2, { k: [true, null] }])
+  const wire = Buffer.concat(rows.map(record))
+  const expected = rows.map(([a, b, c, d]) => [Number(a), b, c, d])
+  assert.deepEqual(decodeRecords(wire), expected)
+  assert.deepEqual(decodeMessages(wire).map((m) => [m.signature, m.fields[0]]), expected.map((r) => [0x71, r]))
+  const withSuccess = Buffer.concat([wire, packMessage(new Structure(0x70, [{}]))])
+  throwsKind(() => decodeRecords(withSuccess), 'not_a_record', 0)
+  throwsKind(() => decodeRecords(wire.subarray(0, wire.length - 1)), 'truncated')
+  throwsKind(() => decodeRecords(wire, { maxMessageSize: 10 }), 'message_too_large', 0)
+  const big = frame(pack(new Structure(0x71, [['x'.repeat(200000)]])), 1000)
+  assert.equal(decodeRecords(big)[0][0].length, 200000)
+})
+
+test('decodeRecordsAsync: same result, and the event loop keeps turning', async () => {
+  const rows = Array.from({ length: 60000 }, (_, i) => [BigInt(i), `r${i}`, i * 0.25])
+  const wire = Buffer.concat(rows.map(record))
+  const expected = decodeRecords(wire)
+  let ticks = 0
+  const timer = setInterval(() => ticks++, 0)
+  const copy = Buffer.from(wire)
+  const pending = decodeRecordsAsync(copy)
+  copy.fill(0) // the input was copied at the call
+  const got = await pending
+  clearInterval(timer)
+  assert.deepEqual(got, expected)
+  assert.ok(ticks > 0, 'timers ran while decoding')
+  await assert.rejects(decodeRecordsAsync(wire.subarray(1)), BoltcodecError)
+})
+
+test('Dechunker: any split of the stream, NOOPs, framing errors', () => {
+  const msgs = [new Structure(0x70, [{ server: 'Neo4j/5.26' }]), new Structure(0x71, [[1n, 'a'.repeat(3000)]]), new Structure(0x7e, [])]
+  const wire = Buffer.concat([Buffer.from([0, 0]), ...msgs.map((m) => packMessage(m, { maxChunkSize: 100 })), Buffer.from([0, 0])])
+  const expected = msgs.map((m) => unpack(pack(m)))
+  for (const step of [1, 2, 3, 7, 64, 1000, wire.length]) {
+    const d = new Dechunker()
+    const got = []
+    for (let at = 0; at < wire.length; at += step) got.push(...d.messages(wire.subarray(at, at + step)))
+    d.end()
+    assert.deepEqual(got, expected, `reads of ${step}`)
+  }
+  const d = new Dechunker()
+  d.push(wire.subarray(0, 10))
+  throwsKind(() => d.end(), 'truncated')
+  const small = new Dechunker({ maxMessageSize: 50 })
+  assert.equal(small.push(Buffer.concat([packMessage('ok'), frame(Buffer.alloc(60, 0xc0))])), 2)
+  assert.equal(small.next(), 'ok')
+  throwsKind(() => small.next(), 'message_too_large', 7)
+  assert.equal(small.push(packMessage('more')), 1, 'a broken stream stays broken')
+  throwsKind(() => small.next(), 'message_too_large', 7)
+  small.reset()
+  assert.deepEqual(small.messages(packMessage('again')), ['again'])
+  // Unread messages survive the next push.
+  const lazy = new Dechunker()
+  lazy.push(packMessage('first'))
+  lazy.push(packMessage('second'))
+  assert.deepEqual([lazy.next(), lazy.next(), lazy.next()], ['first', 'second', undefined])
+})
+
+test('packMessage and frame', () => {
+  assert.equal(hexOf(packMessage(new Structure(0x0f, []))), '0002b00f0000')
+  const v = 'x'.repeat(70000)
+  const framed = packMessage(v)
+  assert.equal(framed.readUInt16BE(0), 65535)
+  assert.equal(decodeMessages(framed)[0], v)
+  const small = packMessage([1n, 2n, 3n], { maxChunkSize: 2 })
+  assert.equal(hexOf(small), '00029301' + '00020203' + '0000')
+  assert.throws(() => frame(Buffer.alloc(0)), RangeError)
+  assert.throws(() => packMessage(1, { maxChunkSize: 0 }), RangeError)
+})
+
+test('decodeRecords: the RECORD header counts against the limits as in any message', () => {
+  // B1 71 91 91 91 81 78: RECORD [[["x"]]]; the fast path for `B1 71` must agree with the
+  // general path (decodeMessages) on every limit.
+  const wire = Buffer.concat([record([[['x']]]), record([1n, 2n])])
+  const outcome = (fn) => {
+    try {
+      return { value: fn() }
+    } catch (e) {
+      assert.ok(e instanceof BoltcodecError, String(e))
+      return { kind: e.kind, offset: e.offset }
+    }
+  }
+  for (let maxDepth = 0; maxDepth <= 5; maxDepth++) {
+    for (let maxTotalElements = 0; maxTotalElements <= 5; maxTotalElements++) {
+      for (let maxContainerLen = 0; maxContainerLen <= 2; maxContainerLen++) {
+        const opts = { maxDepth, maxTotalElements, maxContainerLen }
+        const fast = outcome(() => decodeRecords(wire, opts))
+        const general = outcome(() => decodeMessages(wire, opts).map((m) => m.fields[0]))
+        assert.deepEqual(fast, general, JSON.stringify(opts))
+      }
+    }
+  }
+  // A RECORD in the legacy STRUCT_8 form takes the general path.
+  assert.deepEqual(decodeRecords(frame(hex('dc 01 71 91 01')), { legacyStructs: true }), [[1]])
+})
+
+test('Dechunker with records: true gives RECORDs as their values, other messages whole', () => {
+  const msgs = [new Structure(0x71, [[1n, 'a']]), new Structure(0x70, [{ t_last: 3n }]), new Structure(0x71, [[2n]])]
+  const wire = Buffer.concat([...msgs.map((m) => packMessage(m, { maxChunkSize: 3 })), frame(hex('dc 01 71 91 05'))])
+  const d = new Dechunker({ records: true, legacyStructs: true })
+  const got = []
+  for (let at = 0; at < wire.length; at += 5) got.push(...d.messages(wire.subarray(at, at + 5)))
+  assert.deepEqual(got, [[1, 'a'], new Structure(0x70, [{ t_last: 3 }]), [2], [5]])
+})
