@@ -50,6 +50,34 @@ pub enum Token<'a> {
     Uuid([u8; 16]),
 }
 
+/// Receives the items of a value walked by [`Decoder::visit_value`], in wire order.
+///
+/// Containers are announced with their length; their items follow. The methods are
+/// called inline (the walk is generic over the visitor), so a binding can write its own
+/// representation — host objects, a tape — at full speed.
+pub trait Visitor<'a> {
+    /// Null.
+    fn null(&mut self);
+    /// A boolean.
+    fn bool(&mut self, v: bool);
+    /// An integer.
+    fn int(&mut self, v: i64);
+    /// A float.
+    fn float(&mut self, v: f64);
+    /// A string, borrowed from the input; `is_key` when it is a map key.
+    fn string(&mut self, v: &'a str, is_key: bool);
+    /// A byte array, borrowed from the input.
+    fn bytes(&mut self, v: &'a [u8]);
+    /// A UUID (PackStream v2).
+    fn uuid(&mut self, v: [u8; 16]);
+    /// A list of `len` items follows.
+    fn list(&mut self, len: u32);
+    /// A map of `len` entries follows: key, value, key, value…
+    fn map(&mut self, len: u32);
+    /// A structure with `tag` and `len` fields follows.
+    fn structure(&mut self, tag: u8, len: u32);
+}
+
 /// Reads one token at a time without tracking nesting. Shared by [`Decoder`] and the
 /// value builders; every read checks what remains first.
 #[derive(Debug, Clone)]
@@ -504,6 +532,121 @@ impl<'a> Decoder<'a> {
         }
         self.end_items();
         Ok(tok)
+    }
+
+    /// Walks the next complete value, calling `visitor` for each of its items in wire
+    /// order: the fastest way for a binding to build host objects straight from the bytes.
+    ///
+    /// The checks and errors are those of [`Decoder::next_token`] (limits, UTF-8, string
+    /// map keys, offsets); the visitor is also told which strings are map keys. Inside an
+    /// open container it walks the next item, like [`Decoder::read_value_ref`]. The walk
+    /// is iterative, so any depth allowed by the limits is safe for the stack.
+    ///
+    /// ```
+    /// use packstream::{Decoder, Visitor};
+    ///
+    /// /// Collects a flat, readable trace.
+    /// #[derive(Default)]
+    /// struct Trace(Vec<String>);
+    /// impl<'a> Visitor<'a> for Trace {
+    ///     fn null(&mut self) { self.0.push("null".into()) }
+    ///     fn bool(&mut self, v: bool) { self.0.push(v.to_string()) }
+    ///     fn int(&mut self, v: i64) { self.0.push(v.to_string()) }
+    ///     fn float(&mut self, v: f64) { self.0.push(v.to_string()) }
+    ///     fn string(&mut self, v: &'a str, is_key: bool) { self.0.push(if is_key { format!("{v}:") } else { v.into() }) }
+    ///     fn bytes(&mut self, v: &'a [u8]) { self.0.push(format!("{v:?}")) }
+    ///     fn uuid(&mut self, _: [u8; 16]) { self.0.push("uuid".into()) }
+    ///     fn list(&mut self, len: u32) { self.0.push(format!("list({len})")) }
+    ///     fn map(&mut self, len: u32) { self.0.push(format!("map({len})")) }
+    ///     fn structure(&mut self, tag: u8, len: u32) { self.0.push(format!("struct({tag:#x}, {len})")) }
+    /// }
+    ///
+    /// // {"k": [1, "v"]}
+    /// let bytes = [0xA1, 0x81, b'k', 0x92, 0x01, 0x81, b'v'];
+    /// let mut trace = Trace::default();
+    /// Decoder::new(&bytes).visit_value(&mut trace).unwrap();
+    /// assert_eq!(trace.0, ["map(1)", "k:", "list(2)", "1", "v"]);
+    /// ```
+    ///
+    /// # Errors
+    /// Any decode error, with its offset. The visitor has then seen a prefix of the value.
+    #[inline]
+    pub fn visit_value<V: Visitor<'a>>(&mut self, visitor: &mut V) -> Result<(), Error> {
+        let base = self.stack.len();
+        let max_depth = u64::from(self.reader.opts.limits.max_depth);
+        let len = self.reader.buf.len();
+        loop {
+            let start = self.reader.pos;
+            let is_key = self
+                .stack
+                .last()
+                .is_some_and(|f| f.is_map && f.remaining % 2 == 0);
+            self.reader.depth_full = self.stack.len() as u64 >= max_depth;
+            let tok = self
+                .reader
+                .token()
+                .map_err(|e| missing_item(e, start, len, self.stack.last().map(|f| f.start)))?;
+            if let Some(top) = self.stack.last_mut() {
+                if is_key && !matches!(tok, Token::String(_)) {
+                    return Err(err(ErrorKind::NonStringKey, start, "a string map key"));
+                }
+                top.remaining -= 1;
+            }
+            let opened = match tok {
+                Token::Int(i) => {
+                    visitor.int(i);
+                    0
+                }
+                Token::String(s) => {
+                    visitor.string(s, is_key);
+                    0
+                }
+                Token::Float(f) => {
+                    visitor.float(f);
+                    0
+                }
+                Token::Null => {
+                    visitor.null();
+                    0
+                }
+                Token::Bool(b) => {
+                    visitor.bool(b);
+                    0
+                }
+                Token::Bytes(b) => {
+                    visitor.bytes(b);
+                    0
+                }
+                Token::Uuid(u) => {
+                    visitor.uuid(u);
+                    0
+                }
+                Token::List(n) => {
+                    visitor.list(n);
+                    u64::from(n)
+                }
+                Token::Map(n) => {
+                    visitor.map(n);
+                    2 * u64::from(n)
+                }
+                Token::Struct { tag, len } => {
+                    visitor.structure(tag, len);
+                    u64::from(len)
+                }
+            };
+            if opened > 0 {
+                self.stack.push(Frame {
+                    remaining: opened,
+                    is_map: matches!(tok, Token::Map(_)),
+                    start,
+                });
+                continue;
+            }
+            self.end_items();
+            if self.stack.len() <= base {
+                return Ok(());
+            }
+        }
     }
 
     /// Skips the next complete value (a scalar, or a container with all its contents).

@@ -95,7 +95,7 @@ pub mod marker;
 pub mod serde;
 mod value;
 
-pub use decode::{Decoder, Token};
+pub use decode::{Decoder, Token, Visitor};
 pub use encode::{Encoder, Sink};
 pub use error::{EncodeError, Error, ErrorKind};
 pub use limits::{DecodeLimits, DecodeOptions, EncodeOptions};
