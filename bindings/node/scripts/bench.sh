@@ -8,6 +8,9 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HERE"
+# napi-rs writes the generated type definitions under the target directory, and only
+# finds it when the path is absolute.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(cd "$HERE/../.." && pwd)/target}"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund >&2
 fi

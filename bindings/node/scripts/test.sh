@@ -13,6 +13,9 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$HERE"
+# napi-rs writes the generated type definitions under the target directory, and only
+# finds it when the path is absolute.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 server=1
 if [ "${1:-}" = "--no-server" ]; then server=0; fi

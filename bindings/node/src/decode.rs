@@ -137,7 +137,6 @@ fn messages_into(
     keys: &mut KeyTable,
     tape: &mut Tape,
 ) {
-    let mut open = Vec::new();
     let mut dec = Decoder::with_options(&[], *opts);
     // RECORDs in the usual form (`B1 71` then the list) skip the structure header: the
     // list is decoded on its own with the depth and element budgets the header would
@@ -165,11 +164,11 @@ fn messages_into(
                 if rest.first().is_some_and(|m| is_list_marker(*m)) =>
             {
                 fd.reset(rest);
-                tape.message(fd, keys, &mut open, Shape::Any, msg.offset(), 2);
+                tape.message(fd, keys, Shape::Any, msg.offset(), 2);
             }
             _ => {
                 dec.reset(bytes);
-                tape.message(&mut dec, keys, &mut open, shape, msg.offset(), 0);
+                tape.message(&mut dec, keys, shape, msg.offset(), 0);
             }
         }
     }
@@ -188,7 +187,6 @@ pub struct NativeCodec {
     limits: DechunkLimits,
     keys: KeyTable,
     tape: Tape,
-    open: Vec<(u64, bool)>,
     stream: Dechunker,
     status: i32,
     stream_error: Option<ErrorInfo>,
@@ -206,7 +204,6 @@ impl NativeCodec {
             limits,
             keys: KeyTable::default(),
             tape: Tape::default(),
-            open: Vec::new(),
             stream: Dechunker::with_limits(limits),
             status: 0,
             stream_error: None,
@@ -226,7 +223,7 @@ impl NativeCodec {
         self.status = 0;
         let mut dec = Decoder::with_options(&input, self.opts);
         self.tape
-            .message(&mut dec, &mut self.keys, &mut self.open, Shape::Any, 0, 0);
+            .message(&mut dec, &mut self.keys, Shape::Any, 0, 0);
         self.write_out(&mut out)
     }
 

@@ -19,7 +19,7 @@
 //! [`Tape::write_out`] copies all of it into one JS-owned buffer (the layout is described
 //! there), so a call costs one native crossing whatever the size of the message or batch.
 
-use packstream::{Decoder, Error, Token};
+use packstream::{Decoder, Error, Token, Visitor};
 use rustc_hash::FxHashMap;
 
 /// Integer fitting in 28 signed bits: payload is the value.
@@ -224,90 +224,15 @@ impl Tape {
         }
     }
 
-    /// Writes the next complete value of `dec` (one whole value at the top level).
-    ///
-    /// Map keys are tracked here, so that they can be interned: `open` holds, for each
-    /// container opened by this call, its remaining item slots (a map entry is two) and
-    /// whether it is a map.
+    /// Writes the next complete value of `dec` (one whole value at the top level, or the
+    /// next item inside an open container), walking it with the core's visitor, which
+    /// also says which strings are map keys so that they can be interned.
     pub(crate) fn value(
         &mut self,
         dec: &mut Decoder<'_>,
         keys: &mut KeyTable,
-        open: &mut Vec<(u64, bool)>,
     ) -> Result<(), Error> {
-        open.clear();
-        loop {
-            let is_key = match open.last_mut() {
-                Some((rem, is_map)) => {
-                    let key = *is_map && *rem % 2 == 0;
-                    *rem -= 1;
-                    key
-                }
-                None => false,
-            };
-            match dec.next_token()? {
-                Token::Int(i) => {
-                    if SMALL_INT.contains(&i) {
-                        self.words.push(T_INT | ((i as i32) << 4));
-                    } else {
-                        self.words.push(T_INT64);
-                        self.words.push((i >> 32) as i32);
-                        self.words.push(i as i32);
-                    }
-                }
-                Token::Float(f) => {
-                    self.words.push(T_FLOAT);
-                    self.floats.push(f);
-                }
-                Token::String(s) => {
-                    if is_key {
-                        if let Some(id) = keys.id(s, self) {
-                            self.words.push(T_KEY | (id << 4) as i32);
-                        } else {
-                            self.string(s);
-                        }
-                    } else {
-                        self.string(s);
-                    }
-                }
-                Token::Null => self.words.push(T_CONST),
-                Token::Bool(b) => self.words.push(T_CONST | if b { 2 << 4 } else { 1 << 4 }),
-                Token::Bytes(b) => {
-                    self.bin.extend_from_slice(b);
-                    self.len_word(T_BYTES, b.len());
-                }
-                Token::Uuid(u) => {
-                    self.bin.extend_from_slice(&u);
-                    self.words.push(T_UUID);
-                }
-                Token::List(n) => {
-                    self.len_word(T_LIST, n as usize);
-                    if n > 0 {
-                        open.push((u64::from(n), false));
-                    }
-                }
-                Token::Map(n) => {
-                    self.len_word(T_MAP, n as usize);
-                    if n > 0 {
-                        open.push((2 * u64::from(n), true));
-                    }
-                }
-                Token::Struct { tag, len } => {
-                    // `len` is at most 65 535 (STRUCT_16), so this fits in 24 bits.
-                    self.words
-                        .push(T_STRUCT | ((u32::from(tag) | (len << 8)) << 4) as i32);
-                    if len > 0 {
-                        open.push((u64::from(len), false));
-                    }
-                }
-            }
-            while let Some((0, _)) = open.last() {
-                open.pop();
-            }
-            if open.is_empty() {
-                return Ok(());
-            }
-        }
+        dec.visit_value(&mut TapeWriter { tape: self, keys })
     }
 
     /// Decodes one Bolt message (exactly one value) into the tape, or, when it fails,
@@ -318,19 +243,16 @@ impl Tape {
         &mut self,
         dec: &mut Decoder<'_>,
         keys: &mut KeyTable,
-        open: &mut Vec<(u64, bool)>,
         shape: Shape,
         message_offset: u64,
         base: usize,
     ) {
         let mark = self.mark(keys);
         let result = match shape {
-            Shape::Any => self.value(dec, keys, open).map_err(Fail::Decode),
+            Shape::Any => self.value(dec, keys).map_err(Fail::Decode),
             Shape::Record => match dec.next_token() {
                 Ok(RECORD) => match dec.remaining().first() {
-                    Some(m) if is_list_marker(*m) => {
-                        self.value(dec, keys, open).map_err(Fail::Decode)
-                    }
+                    Some(m) if is_list_marker(*m) => self.value(dec, keys).map_err(Fail::Decode),
                     _ => Err(Fail::NotARecord(dec.position())),
                 },
                 Ok(_) => Err(Fail::NotARecord(0)),
@@ -340,11 +262,11 @@ impl Tape {
                 let start = dec.clone();
                 match dec.next_token() {
                     Ok(RECORD) if dec.remaining().first().is_some_and(|m| is_list_marker(*m)) => {
-                        self.value(dec, keys, open).map_err(Fail::Decode)
+                        self.value(dec, keys).map_err(Fail::Decode)
                     }
                     _ => {
                         *dec = start;
-                        self.value(dec, keys, open).map_err(Fail::Decode)
+                        self.value(dec, keys).map_err(Fail::Decode)
                     }
                 }
             }
@@ -508,4 +430,73 @@ enum Fail {
     Decode(Error),
     /// Valid PackStream, but not a RECORD where one was required (at this offset).
     NotARecord(usize),
+}
+
+/// Writes the items of a value into the tape as the core's decoder walks it.
+struct TapeWriter<'t> {
+    tape: &'t mut Tape,
+    keys: &'t mut KeyTable,
+}
+
+impl<'a> Visitor<'a> for TapeWriter<'_> {
+    #[inline]
+    fn null(&mut self) {
+        self.tape.words.push(T_CONST);
+    }
+    #[inline]
+    fn bool(&mut self, b: bool) {
+        self.tape
+            .words
+            .push(T_CONST | if b { 2 << 4 } else { 1 << 4 });
+    }
+    #[inline]
+    fn int(&mut self, i: i64) {
+        if SMALL_INT.contains(&i) {
+            self.tape.words.push(T_INT | ((i as i32) << 4));
+        } else {
+            self.tape.words.push(T_INT64);
+            self.tape.words.push((i >> 32) as i32);
+            self.tape.words.push(i as i32);
+        }
+    }
+    #[inline]
+    fn float(&mut self, f: f64) {
+        self.tape.words.push(T_FLOAT);
+        self.tape.floats.push(f);
+    }
+    #[inline]
+    fn string(&mut self, s: &'a str, is_key: bool) {
+        if is_key {
+            if let Some(id) = self.keys.id(s, self.tape) {
+                self.tape.words.push(T_KEY | (id << 4) as i32);
+                return;
+            }
+        }
+        self.tape.string(s);
+    }
+    #[inline]
+    fn bytes(&mut self, b: &'a [u8]) {
+        self.tape.bin.extend_from_slice(b);
+        self.tape.len_word(T_BYTES, b.len());
+    }
+    #[inline]
+    fn uuid(&mut self, u: [u8; 16]) {
+        self.tape.bin.extend_from_slice(&u);
+        self.tape.words.push(T_UUID);
+    }
+    #[inline]
+    fn list(&mut self, n: u32) {
+        self.tape.len_word(T_LIST, n as usize);
+    }
+    #[inline]
+    fn map(&mut self, n: u32) {
+        self.tape.len_word(T_MAP, n as usize);
+    }
+    #[inline]
+    fn structure(&mut self, tag: u8, len: u32) {
+        // `len` is at most 65 535 (STRUCT_16), so this fits in 24 bits.
+        self.tape
+            .words
+            .push(T_STRUCT | ((u32::from(tag) | (len << 8)) << 4) as i32);
+    }
 }
