@@ -10,12 +10,18 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo test test-rust lint test-vectors test-integration test-node bench bench-rust
+.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python bench bench-rust
 
-demo:
-	$(CARGO) run -q --release -p boltcodec-inspect -- capture tests/captures/neo4j-5.26.30/bolt-5.8/node.txt
+# The official Python driver on a real Neo4j 5.26: pure Python vs boltcodec vs
+# neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side.
+demo: python-env
+	scripts/with-neo4j.sh 5.26 17474 -- .venv/bin/python scripts/demo.py
 
-test: lint test-rust test-vectors test-integration test-node
+# .venv with the wheel built and installed, .venv-rustext with neo4j-rust-ext.
+python-env:
+	bindings/python/scripts/install.sh
+
+test: lint test-rust test-vectors test-integration test-python test-node
 	@echo "make test: all suites passed"
 
 lint:
@@ -30,6 +36,11 @@ test-rust:
 # stopped by the script: every Bolt version offered one at a time, WebSocket, the example.
 test-integration:
 	scripts/test-integration.sh
+
+# The pyo3 wheel: vectors, differential tests against the driver's pure-Python codec,
+# hostile input, and the drop-in with the official driver against a real Neo4j 5.26.
+test-python:
+	bindings/python/scripts/test.sh
 
 # The napi-rs addon: vectors, differential tests against neo4j-driver's codec, and the
 # drop-in driving the official driver against a real Neo4j 5.26.

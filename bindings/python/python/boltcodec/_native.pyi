@@ -1,0 +1,146 @@
+"""Type stubs of the native module ``boltcodec._native`` (Rust, pyo3)."""
+
+from collections.abc import Buffer, Callable, Iterator, Mapping
+from typing import Any, SupportsIndex, final
+
+class DecodeError(ValueError):
+    """Input that is not valid PackStream (or not a valid Bolt message)."""
+
+    kind: str
+    offset: int
+    expected: str
+
+class DechunkError(DecodeError):
+    """A malformed or over-limit Bolt chunk stream."""
+
+class EncodeError(ValueError):
+    """A value that cannot be written as PackStream (for example nested too deeply)."""
+
+class Structure:
+    """A PackStream structure: a tag (a one-byte ``bytes``) and a list of fields."""
+
+    def __new__(cls, tag: bytes, *fields: Any) -> Structure: ...
+    @property
+    def tag(self) -> bytes:
+        """The tag."""
+    @property
+    def fields(self) -> list[Any]:
+        """The fields (the same list object every time)."""
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: SupportsIndex | slice) -> Any: ...
+    def __setitem__(self, key: SupportsIndex | slice, value: Any) -> None: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __ne__(self, other: object) -> bool: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+    __hash__: None  # type: ignore[assignment]
+
+@final
+class Dechunker:
+    """A push parser for the Bolt chunk stream."""
+
+    def __new__(
+        cls,
+        *,
+        max_message_size: int = ...,
+        max_chunks: int = ...,
+        uuid: bool = False,
+        max_depth: int = 1024,
+    ) -> Dechunker: ...
+    def feed(self, data: Buffer) -> list[bytes]:
+        """Feed bytes; return every message they complete, as ``bytes``."""
+    def feed_messages(
+        self, data: Buffer, *, struct_hook: Callable[[Structure], Any] | None = None
+    ) -> list[tuple[int, list[Any]]]:
+        """Feed bytes; return every message they complete, decoded: ``(tag, fields)``."""
+    def end_of_stream(self) -> None:
+        """Raise ``DechunkError`` if the stream stopped inside a message."""
+    @property
+    def at_boundary(self) -> bool:
+        """Whether the stream is between messages."""
+    @property
+    def noop_count(self) -> int:
+        """How many NOOPs were skipped."""
+    @property
+    def stream_offset(self) -> int:
+        """How many bytes were fed in total."""
+    def reset(self) -> None:
+        """Forget all state, as for a new connection."""
+
+@final
+class MessageReader:
+    """The receive core of the driver drop-in (internal)."""
+
+    def __new__(cls, *, uuid: bool = False, max_batch: int = 65536) -> MessageReader: ...
+    def feed(self, buffer: Buffer, n: int) -> None:
+        """Feed the first ``n`` bytes of ``buffer``."""
+    def pop(
+        self, hydration_hooks: Mapping[type, Callable[[Any], Any]] | None = None
+    ) -> tuple[bytes, list[Any]] | None:
+        """Return the next message (consecutive RECORDs merged), or ``None``."""
+    @property
+    def noop_count(self) -> int:
+        """How many NOOPs were skipped."""
+    @property
+    def has_message(self) -> bool:
+        """Whether a complete message (or an error) is buffered."""
+
+def packb(
+    obj: Any,
+    /,
+    *,
+    default: Callable[[Any], Any] | None = None,
+    uuid: bool = False,
+    max_depth: int = 1024,
+) -> bytes:
+    """Encode ``obj`` as PackStream ``bytes``."""
+
+def unpackb(
+    data: Buffer,
+    /,
+    *,
+    struct_hook: Callable[[Structure], Any] | None = None,
+    uuid: bool = False,
+    legacy_structs: bool = False,
+    max_depth: int = 1024,
+    max_string_len: int = 2147483647,
+    max_bytes_len: int = 2147483647,
+    max_container_len: int = 2147483647,
+    max_total_elements: int = 67108864,
+) -> Any:
+    """Decode exactly one PackStream value from ``data``."""
+
+def unpack_from(
+    data: Buffer,
+    /,
+    offset: int = 0,
+    *,
+    struct_hook: Callable[[Structure], Any] | None = None,
+    uuid: bool = False,
+    legacy_structs: bool = False,
+    max_depth: int = 1024,
+    max_string_len: int = 2147483647,
+    max_bytes_len: int = 2147483647,
+    max_container_len: int = 2147483647,
+    max_total_elements: int = 67108864,
+) -> tuple[Any, int]:
+    """Decode one PackStream value at ``data[offset:]``; return it and its end offset."""
+
+def neo4j_pack_v1(value: Any, dehydration_hooks: Any = None) -> bytes:
+    """Drop-in for ``neo4j._rust.codec.packstream.v1.pack``."""
+
+def neo4j_pack_v2(value: Any, dehydration_hooks: Any = None) -> bytes:
+    """Drop-in for ``neo4j._rust.codec.packstream.v2.pack``."""
+
+def neo4j_unpack_v1(
+    bytes: Buffer, idx: int, hydration_hooks: Mapping[type, Any] | None = None
+) -> tuple[Any, int]:
+    """Drop-in for ``neo4j._rust.codec.packstream.v1.unpack``."""
+
+def neo4j_unpack_v2(
+    bytes: Buffer, idx: int, hydration_hooks: Mapping[type, Any] | None = None
+) -> tuple[Any, int]:
+    """Drop-in for ``neo4j._rust.codec.packstream.v2.unpack``."""
+
+def swap_endian(type_size: int, data: bytes, /) -> bytes:
+    """Drop-in for ``neo4j._rust.vector.swap_endian``."""

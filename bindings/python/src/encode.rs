@@ -1,0 +1,448 @@
+//! Python objects → PackStream bytes, with the same type rules, order of checks and error
+//! types/messages as the official driver's pure-Python packer (`neo4j._codec.packstream`),
+//! so that it can stand in for it.
+//!
+//! Exact built-in types (`None`, `bool`, `int`, `float`, `str`, `bytes`, `list`, `dict`,
+//! `Structure`) take a fast path. Everything else goes through the driver's order:
+//! none-like values, booleans, float types, int types, `str`, bytes types, sequence types,
+//! mapping types, UUID (PackStream v2), `Structure`, then the dehydration hook (driver) or
+//! `default` callable (own API); the type tuples include numpy/pandas types when those are
+//! loaded, exactly like `neo4j._codec._types`.
+
+use packstream::{EncodeError as CoreEncodeError, EncodeOptions, Encoder};
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType,
+};
+
+use crate::errors::EncodeError;
+use crate::ffi;
+use crate::structure::Structure;
+
+/// Who is asking: the drop-in for the driver (driver types and messages, dehydration
+/// hooks), or boltcodec's own `packb` (tuples as lists, a `default` callable).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavour {
+    /// The driver's `packstream.v1` (no UUID) or `v2` (UUID).
+    Driver,
+    /// `boltcodec.packb`.
+    Own,
+}
+
+/// The type tuples of `neo4j._codec._types`, in the order the packer checks them.
+struct Types<'py> {
+    none_values: Bound<'py, PyTuple>,
+    true_values: Bound<'py, PyTuple>,
+    false_values: Bound<'py, PyTuple>,
+    float_types: Bound<'py, PyTuple>,
+    int_types: Bound<'py, PyTuple>,
+    bytes_types: Bound<'py, PyTuple>,
+    sequence_types: Bound<'py, PyTuple>,
+    mapping_types: Bound<'py, PyTuple>,
+}
+
+static DRIVER_TYPES: PyOnceLock<Py<PyTuple>> = PyOnceLock::new();
+static OWN_TYPES_FN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static UUID_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn load_types<'py>(py: Python<'py>, flavour: Flavour) -> PyResult<Types<'py>> {
+    let tuple: Bound<'py, PyTuple> = match flavour {
+        Flavour::Driver => DRIVER_TYPES
+            .get_or_try_init(py, || -> PyResult<Py<PyTuple>> {
+                let m = py.import("neo4j._codec._types")?;
+                let names = [
+                    "NONE_VALUES",
+                    "TRUE_VALUES",
+                    "FALSE_VALUES",
+                    "FLOAT_TYPES",
+                    "INT_TYPES",
+                    "BYTES_TYPES",
+                    "SEQUENCE_TYPES",
+                    "MAPPING_TYPES",
+                ];
+                let mut items = Vec::with_capacity(names.len());
+                for name in names {
+                    items.push(m.getattr(name)?);
+                }
+                Ok(PyTuple::new(py, items)?.unbind())
+            })?
+            .bind(py)
+            .clone(),
+        Flavour::Own => {
+            // Recomputed per call by Python (cheap, cached there): numpy and pandas types
+            // join once those modules are imported.
+            let f = OWN_TYPES_FN.import(py, "boltcodec._types", "pack_types")?;
+            f.call0()?.cast_into::<PyTuple>()?
+        }
+    };
+    let get = |i: usize| -> PyResult<Bound<'py, PyTuple>> {
+        Ok(tuple.get_item(i)?.cast_into::<PyTuple>()?)
+    };
+    Ok(Types {
+        none_values: get(0)?,
+        true_values: get(1)?,
+        false_values: get(2)?,
+        float_types: get(3)?,
+        int_types: get(4)?,
+        bytes_types: get(5)?,
+        sequence_types: get(6)?,
+        mapping_types: get(7)?,
+    })
+}
+
+/// Options of one pack call.
+pub(crate) struct PackConfig<'py> {
+    pub(crate) flavour: Flavour,
+    /// Whether UUIDs may be written (PackStream v2).
+    pub(crate) uuid: bool,
+    /// The driver's `DehydrationHooks` (with `get_transformer`), or the own API's
+    /// `default` callable.
+    pub(crate) hook: Option<Bound<'py, PyAny>>,
+    /// Deepest nesting of lists, maps and structures.
+    pub(crate) max_depth: u32,
+}
+
+/// The default nesting limit for packing, the same as the decoder's.
+pub(crate) const DEFAULT_MAX_DEPTH: u32 = 1024;
+
+struct Packer<'py, 'c> {
+    py: Python<'py>,
+    cfg: &'c PackConfig<'py>,
+    enc: Encoder<Vec<u8>>,
+    types: Option<Types<'py>>,
+}
+
+fn overflow_for(e: CoreEncodeError) -> PyErr {
+    match e {
+        CoreEncodeError::SizeTooLarge(n) => {
+            PyOverflowError::new_err(format!("size {n} is above the PackStream maximum"))
+        }
+        CoreEncodeError::TooManyFields(_) => {
+            PyOverflowError::new_err("Structure size out of range")
+        }
+        other => PyValueError::new_err(other.to_string()),
+    }
+}
+
+impl<'py> Packer<'py, '_> {
+    fn types(&mut self) -> PyResult<&Types<'py>> {
+        if self.types.is_none() {
+            self.types = Some(load_types(self.py, self.cfg.flavour)?);
+        }
+        match &self.types {
+            Some(t) => Ok(t),
+            None => Err(PyRuntimeError::new_err("type tables not loaded")),
+        }
+    }
+
+    fn pack(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
+        if obj.is_none() {
+            self.enc.write_null();
+        } else if let Ok(s) = obj.cast_exact::<PyString>() {
+            self.enc
+                .write_bytes_as_str(ffi::str_utf8(s.as_any())?)
+                .map_err(overflow_for)?;
+        } else if let Ok(i) = obj.cast_exact::<PyInt>() {
+            self.pack_int(i.as_any())?;
+        } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
+            self.enc.write_float(f.value());
+        } else if let Ok(b) = obj.cast_exact::<PyBool>() {
+            self.enc.write_bool(b.is_true());
+        } else if let Ok(l) = obj.cast_exact::<PyList>() {
+            self.pack_list(l, depth)?;
+        } else if let Ok(d) = obj.cast_exact::<PyDict>() {
+            self.pack_dict(d, depth)?;
+        } else if let Ok(b) = obj.cast_exact::<PyBytes>() {
+            self.enc.write_bytes(b.as_bytes()).map_err(overflow_for)?;
+        } else if let Ok(s) = obj.cast::<Structure>() {
+            self.pack_struct(s.get(), depth)?;
+        } else if self.cfg.flavour == Flavour::Own && obj.is_exact_instance_of::<PyTuple>() {
+            self.pack_sequence(obj, depth)?;
+        } else {
+            self.pack_other(obj, depth)?;
+        }
+        Ok(())
+    }
+
+    fn enter(&self, depth: u32) -> PyResult<u32> {
+        if depth >= self.cfg.max_depth {
+            return Err(EncodeError::new_err(format!(
+                "value nested more than {} levels deep (or a container that contains itself)",
+                self.cfg.max_depth
+            )));
+        }
+        Ok(depth + 1)
+    }
+
+    fn pack_int(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        match obj.extract::<i64>() {
+            Ok(v) => {
+                self.enc.write_int(v);
+                Ok(())
+            }
+            Err(e) if e.is_instance_of::<PyOverflowError>(self.py) => Err(
+                PyOverflowError::new_err(format!("Integer {} out of range", obj.str()?)),
+            ),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn pack_list(&mut self, list: &Bound<'py, PyList>, depth: u32) -> PyResult<()> {
+        let depth = self.enter(depth)?;
+        let len = list.len();
+        self.enc.write_list_header(len).map_err(overflow_for)?;
+        for i in 0..len {
+            // A hook may shrink the list while it is packed: report it instead of writing
+            // fewer items than the header promised.
+            let item = list
+                .get_item(i)
+                .map_err(|_| PyRuntimeError::new_err("list changed size during packing"))?;
+            self.pack(&item, depth)?;
+        }
+        if list.len() != len {
+            return Err(PyRuntimeError::new_err("list changed size during packing"));
+        }
+        Ok(())
+    }
+
+    fn pack_dict(&mut self, dict: &Bound<'py, PyDict>, depth: u32) -> PyResult<()> {
+        let depth = self.enter(depth)?;
+        let len = dict.len();
+        self.enc.write_map_header(len).map_err(overflow_for)?;
+        let mut pos = 0;
+        let mut seen = 0usize;
+        while let Some((key, value)) = ffi::dict_next(dict, &mut pos) {
+            self.pack_key(&key)?;
+            self.pack(&value, depth)?;
+            seen += 1;
+            if dict.len() != len {
+                break;
+            }
+        }
+        if seen != len || dict.len() != len {
+            return Err(PyRuntimeError::new_err(
+                "dictionary changed size during packing",
+            ));
+        }
+        Ok(())
+    }
+
+    fn pack_key(&mut self, key: &Bound<'py, PyAny>) -> PyResult<()> {
+        if let Ok(s) = key.cast_exact::<PyString>() {
+            self.enc
+                .write_bytes_as_str(ffi::str_utf8(s.as_any())?)
+                .map_err(overflow_for)
+        } else if key.is_instance_of::<PyString>() {
+            // A str subclass (numpy.str_, …): packed as a value, as the driver does.
+            self.pack(key, 0)
+        } else {
+            Err(PyTypeError::new_err(format!(
+                "Map keys must be strings, not {}",
+                key.get_type().str()?
+            )))
+        }
+    }
+
+    fn pack_struct(&mut self, s: &Structure, depth: u32) -> PyResult<()> {
+        let depth = self.enter(depth)?;
+        let py = self.py;
+        let tag = s.tag.bind(py);
+        let tag = match tag.cast::<PyBytes>() {
+            Ok(b) if b.as_bytes().len() == 1 => b.as_bytes().first().copied().unwrap_or(0),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "Structure signature must be a single byte value",
+                ))
+            }
+        };
+        let fields = s.fields.bind(py).clone();
+        let len = fields.len();
+        self.enc
+            .write_struct_header(tag, len)
+            .map_err(overflow_for)?;
+        for i in 0..len {
+            let item = fields.get_item(i).map_err(|_| {
+                PyRuntimeError::new_err("structure fields changed size during packing")
+            })?;
+            self.pack(&item, depth)?;
+        }
+        Ok(())
+    }
+
+    /// Any iterable of known length (list subclasses, tuples in the own API, numpy arrays,
+    /// pandas series …): `len(value)` items, as iteration yields them.
+    fn pack_sequence(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
+        let depth = self.enter(depth)?;
+        let len = obj.len()?;
+        self.enc.write_list_header(len).map_err(overflow_for)?;
+        let mut n = 0usize;
+        for item in obj.try_iter()? {
+            n += 1;
+            if n > len {
+                break;
+            }
+            self.pack(&item?, depth)?;
+        }
+        if n != len {
+            return Err(PyRuntimeError::new_err(
+                "sequence changed size during packing",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Any mapping (dict subclasses, pandas DataFrames …): `len(value.keys())` entries from
+    /// `value.items()`.
+    fn pack_mapping(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
+        let depth = self.enter(depth)?;
+        let py = self.py;
+        let len = obj.call_method0(pyo3::intern!(py, "keys"))?.len()?;
+        self.enc.write_map_header(len).map_err(overflow_for)?;
+        let mut n = 0usize;
+        for item in obj.call_method0(pyo3::intern!(py, "items"))?.try_iter()? {
+            n += 1;
+            if n > len {
+                break;
+            }
+            let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
+            self.pack_key(&key)?;
+            self.pack(&value, depth)?;
+        }
+        if n != len {
+            return Err(PyRuntimeError::new_err(
+                "mapping changed size during packing",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The driver's order of checks for everything that is not an exact built-in type.
+    #[inline(never)]
+    fn pack_other(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
+        let py = self.py;
+        let is_in = |values: &Bound<'py, PyTuple>| values.iter().any(|v| obj.is(&v));
+        let t = self.types()?;
+        if is_in(&t.none_values) {
+            self.enc.write_null();
+            return Ok(());
+        }
+        if is_in(&t.true_values) {
+            self.enc.write_bool(true);
+            return Ok(());
+        }
+        if is_in(&t.false_values) {
+            self.enc.write_bool(false);
+            return Ok(());
+        }
+        if obj.is_instance(t.float_types.as_any())? {
+            let v: f64 = obj.extract()?;
+            self.enc.write_float(v);
+            return Ok(());
+        }
+        if obj.is_instance(t.int_types.as_any())? {
+            let as_int = py.get_type::<PyInt>().call1((obj,))?;
+            return self.pack_int(&as_int);
+        }
+        if obj.is_instance_of::<PyString>() {
+            return self
+                .enc
+                .write_bytes_as_str(ffi::str_utf8(obj)?)
+                .map_err(overflow_for);
+        }
+        let t = self.types()?;
+        if obj.is_instance(t.bytes_types.as_any())? {
+            if let Ok(b) = obj.cast::<PyBytes>() {
+                return self.enc.write_bytes(b.as_bytes()).map_err(overflow_for);
+            }
+            if let Ok(b) = obj.cast::<PyByteArray>() {
+                return self.enc.write_bytes(&b.to_vec()).map_err(overflow_for);
+            }
+            let input = ffi::Input::new(obj)?;
+            return self.enc.write_bytes(input.as_slice()).map_err(overflow_for);
+        }
+        if obj.is_instance(t.sequence_types.as_any())? {
+            return self.pack_sequence(obj, depth);
+        }
+        if obj.is_instance(t.mapping_types.as_any())? {
+            return self.pack_mapping(obj, depth);
+        }
+        let uuid_cls = UUID_CLASS.import(py, "uuid", "UUID")?;
+        let is_uuid = obj.is_instance(uuid_cls.as_any())?;
+        if is_uuid && self.cfg.uuid {
+            let bytes = obj.getattr(pyo3::intern!(py, "bytes"))?;
+            let bytes = bytes.cast::<PyBytes>()?.as_bytes();
+            let arr: [u8; 16] = bytes
+                .try_into()
+                .map_err(|_| PyValueError::new_err("UUID.bytes is not 16 bytes long"))?;
+            return self.enc.write_uuid(&arr).map_err(overflow_for);
+        }
+        if let Some(hook) = &self.cfg.hook {
+            let transformed = match self.cfg.flavour {
+                Flavour::Driver => {
+                    if hook.is_truthy()? {
+                        let f = hook.call_method1(pyo3::intern!(py, "get_transformer"), (obj,))?;
+                        if f.is_none() {
+                            None
+                        } else {
+                            Some(f.call1((obj,))?)
+                        }
+                    } else {
+                        None
+                    }
+                }
+                Flavour::Own => Some(hook.call1((obj,))?),
+            };
+            if let Some(value) = transformed {
+                let depth = self.enter(depth)?;
+                return self.pack(&value, depth);
+            }
+        }
+        let hint = match (is_uuid, self.cfg.flavour) {
+            (true, Flavour::Driver) => " (requires Bolt protocol version 6.1 or newer)",
+            (true, Flavour::Own) => " (UUIDs need PackStream v2: pass uuid=True)",
+            _ => "",
+        };
+        Err(PyValueError::new_err(format!(
+            "Values of type {} are not supported{hint}",
+            obj.get_type().str()?
+        )))
+    }
+}
+
+/// Small extension: write already-UTF-8 bytes as a PackStream string.
+trait WriteUtf8 {
+    fn write_bytes_as_str(&mut self, utf8: &[u8]) -> Result<(), CoreEncodeError>;
+}
+
+impl WriteUtf8 for Encoder<Vec<u8>> {
+    #[inline]
+    fn write_bytes_as_str(&mut self, utf8: &[u8]) -> Result<(), CoreEncodeError> {
+        match core::str::from_utf8(utf8) {
+            Ok(s) => self.write_str(s),
+            // CPython's UTF-8 of a str is always valid; keep the bytes rather than panic.
+            Err(_) => self.write_str(&String::from_utf8_lossy(utf8)),
+        }
+    }
+}
+
+/// Packs one value into new `bytes`.
+pub(crate) fn pack<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    cfg: &PackConfig<'py>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let opts = EncodeOptions {
+        uuid: cfg.uuid,
+        ..EncodeOptions::default()
+    };
+    let mut p = Packer {
+        py,
+        cfg,
+        enc: Encoder::with_options(Vec::with_capacity(64), opts),
+        types: None,
+    };
+    p.pack(obj, 0)?;
+    Ok(PyBytes::new(py, p.enc.get_ref()))
+}
