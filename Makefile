@@ -10,7 +10,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python bench bench-rust
+.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python bench bench-rust bench-python bench-node chart
 
 # The official Python driver on a real Neo4j 5.26: pure Python vs boltcodec vs
 # neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side.
@@ -56,8 +56,19 @@ $(VENV_VECTORS)/.ok:
 test-vectors: $(VENV_VECTORS)/.ok
 	$(VENV_VECTORS)/bin/python scripts/gen_vectors.py --check
 
-bench: bench-rust
+# Every comparison, then the chart; each writes its own section of benches/RESULTS.md.
+bench: bench-rust bench-python bench-node chart
 
 bench-rust:
 	$(CARGO) bench -p boltcodec-benches --bench packstream
 	$(PYTHON) benches/report.py
+
+bench-python:
+	bindings/python/scripts/bench.sh
+
+bench-node:
+	bindings/node/scripts/bench.sh --write
+
+chart: python-env
+	.venv/bin/python -m pip install --quiet --disable-pip-version-check matplotlib
+	.venv/bin/python benches/chart.py
