@@ -10,7 +10,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python bench bench-rust bench-python bench-node chart
+.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python test-c bench bench-rust bench-python bench-node chart
 
 # The official Python driver on a real Neo4j 5.26: pure Python vs boltcodec vs
 # neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side.
@@ -21,7 +21,7 @@ demo: python-env
 python-env:
 	bindings/python/scripts/install.sh
 
-test: lint test-rust test-vectors test-integration test-python test-node
+test: lint test-rust test-vectors test-integration test-python test-node test-c
 	@echo "make test: all suites passed"
 
 lint:
@@ -41,6 +41,12 @@ test-integration:
 # hostile input, and the drop-in with the official driver against a real Neo4j 5.26.
 test-python:
 	bindings/python/scripts/test.sh
+
+# The C library: the cbindgen header must be up to date and compile as C11 and C++17;
+# the C tests (vectors, API, statuses) plain and under ASan+UBSan; packaging; the C
+# example against a real Neo4j 5.26.
+test-c:
+	bindings/c/scripts/test.sh
 
 # The napi-rs addon: vectors, differential tests against neo4j-driver's codec, and the
 # drop-in driving the official driver against a real Neo4j 5.26.

@@ -1,0 +1,483 @@
+//! `bc_decoder`: decodes PackStream bytes into a `bc_value` tree.
+
+use packstream::{DecodeLimits, DecodeOptions, Decoder};
+
+use crate::ffi::{self, Handle, Out};
+use crate::status::{bc_error, bc_status, ErrorState, Failure, Res};
+use crate::value::{bc_value, Tree};
+
+/// Option flag: accept the PackStream v2 UUID marker `E0` (Bolt 6.1+). Decoder and
+/// encoder.
+pub const BC_OPT_UUID: u32 = 1;
+/// Option flag: accept (decoder) or write above 15 fields (encoder) the legacy `DC`/`DD`
+/// structure markers.
+pub const BC_OPT_LEGACY_STRUCTS: u32 = 2;
+/// Decoder option flag: copy each input into the decoder before decoding, so that the
+/// values do not point into the caller's buffer (which may then be reused at once).
+pub const BC_OPT_COPY_INPUT: u32 = 4;
+
+/// Bounds a decoder enforces before it allocates anything (see the test vectors'
+/// README). `bc_decode_limits_default` gives the defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct bc_decode_limits {
+    /// Deepest nesting of lists, maps and structures (the outermost is depth 1).
+    /// Default 1024. Decoding is iterative: any value is safe for the stack.
+    pub max_depth: u32,
+    /// Longest string in bytes. Default 2 147 483 647.
+    pub max_string_len: u32,
+    /// Longest byte array. Default 2 147 483 647.
+    pub max_bytes_len: u32,
+    /// Most items (entries, fields) of one container. Default 2 147 483 647.
+    pub max_container_len: u32,
+    /// Most items, entries and fields of one value, summed over all its containers.
+    /// Default 67 108 864 (2^26).
+    pub max_total_elements: u64,
+}
+
+impl From<DecodeLimits> for bc_decode_limits {
+    fn from(l: DecodeLimits) -> Self {
+        bc_decode_limits {
+            max_depth: l.max_depth,
+            max_string_len: l.max_string_len,
+            max_bytes_len: l.max_bytes_len,
+            max_container_len: l.max_container_len,
+            max_total_elements: l.max_total_elements,
+        }
+    }
+}
+
+impl From<bc_decode_limits> for DecodeLimits {
+    fn from(l: bc_decode_limits) -> Self {
+        DecodeLimits {
+            max_depth: l.max_depth,
+            max_string_len: l.max_string_len,
+            max_bytes_len: l.max_bytes_len,
+            max_container_len: l.max_container_len,
+            max_total_elements: l.max_total_elements,
+        }
+    }
+}
+
+/// A PackStream decoder: turns bytes into a read-only `bc_value` tree held in memory
+/// the decoder owns. Create with `bc_decoder_new`, free with `bc_decoder_free`.
+///
+/// Not thread-safe: use one decoder per thread (different decoders are independent).
+pub struct bc_decoder {
+    opts: DecodeOptions,
+    copy_input: bool,
+    input: Vec<u8>,
+    tree: Tree,
+    err: ErrorState,
+}
+
+impl Handle for bc_decoder {
+    fn error_state(&mut self) -> &mut ErrorState {
+        &mut self.err
+    }
+}
+
+impl bc_decoder {
+    fn new() -> Self {
+        bc_decoder {
+            opts: DecodeOptions::default(),
+            copy_input: false,
+            input: Vec::new(),
+            tree: Tree::default(),
+            err: ErrorState::default(),
+        }
+    }
+
+    /// Decodes one value from the start of `data`; returns the bytes it used.
+    fn decode(&mut self, data: &[u8], exact: bool) -> Res<(&bc_value, usize)> {
+        let input: &[u8] = if self.copy_input {
+            self.input.clear();
+            self.input.extend_from_slice(data);
+            &self.input
+        } else {
+            data
+        };
+        let mut dec = Decoder::with_options(input, self.opts);
+        self.tree.build(&mut dec)?;
+        if exact {
+            dec.finish()?;
+        }
+        let used = dec.position();
+        let root = self
+            .tree
+            .root()
+            .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))?;
+        Ok((root, used))
+    }
+}
+
+impl bc_decoder {
+    /// Decodes each of `parts` (slices of the same input) as exactly one value, as the
+    /// items of one list. Reuses one `Decoder` for all.
+    fn decode_parts<'a>(&mut self, parts: impl Iterator<Item = &'a [u8]>) -> Res<&bc_value> {
+        self.tree.start_list();
+        let mut dec: Option<Decoder<'a>> = None;
+        for (i, part) in parts.enumerate() {
+            let d = match dec.as_mut() {
+                Some(d) => {
+                    d.reset(part);
+                    d
+                }
+                None => dec.insert(Decoder::with_options(part, self.opts)),
+            };
+            let result = self.tree.push_value(d).and_then(|()| Ok(d.finish()?));
+            if let Err(e) = result {
+                return Err(Failure {
+                    message: format!("value {i}: {}", e.message),
+                    ..e
+                });
+            }
+        }
+        self.tree.finish_list()?;
+        self.tree
+            .root()
+            .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))
+    }
+}
+
+/// Writes the default limits to `*out`.
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+///
+/// # Safety
+/// `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decode_limits_default(out: *mut bc_decode_limits) -> bc_status {
+    ffi::run(|| {
+        // SAFETY: forwarded contract.
+        unsafe { Out::new(out) }?.set(DecodeLimits::default().into());
+        Ok(())
+    })
+}
+
+/// Creates a decoder with the default limits and no options; `*out` receives it. The
+/// caller owns it and frees it with `bc_decoder_free`.
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`out` NULL).
+///
+/// # Safety
+/// `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_new(out: *mut *mut bc_decoder) -> bc_status {
+    ffi::run(|| {
+        // SAFETY: forwarded contract.
+        let out = unsafe { Out::new(out) }?;
+        ffi::new_handle(out, bc_decoder::new());
+        Ok(())
+    })
+}
+
+/// Frees a decoder and every value it produced. NULL is ignored.
+///
+/// # Safety
+/// `dec` is NULL or a decoder from `bc_decoder_new` not freed before; its values must
+/// not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_free(dec: *mut bc_decoder) {
+    // SAFETY: forwarded contract.
+    unsafe { ffi::free_handle(dec) }
+}
+
+/// Sets the limits used by the following decodes (they apply to each value decoded).
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+///
+/// # Safety
+/// `dec` is NULL or a live decoder; `limits` is NULL or readable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_set_limits(
+    dec: *mut bc_decoder,
+    limits: *const bc_decode_limits,
+) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            let limits = ffi::handle_ref(limits)?;
+            d.opts.limits = (*limits).into();
+            Ok(())
+        })
+    }
+}
+
+/// Writes the decoder's limits to `*out`.
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+///
+/// # Safety
+/// `dec` is NULL or a live decoder; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_limits(
+    dec: *mut bc_decoder,
+    out: *mut bc_decode_limits,
+) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            Out::new(out)?.set(d.opts.limits.into());
+            Ok(())
+        })
+    }
+}
+
+/// Sets the options: a bitwise OR of `BC_OPT_UUID`, `BC_OPT_LEGACY_STRUCTS` and
+/// `BC_OPT_COPY_INPUT` (0 for none). They apply to the following decodes.
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (an unknown bit;
+/// nothing changes).
+///
+/// # Safety
+/// `dec` is NULL or a live decoder.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_set_options(dec: *mut bc_decoder, flags: u32) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            if flags & !(BC_OPT_UUID | BC_OPT_LEGACY_STRUCTS | BC_OPT_COPY_INPUT) != 0 {
+                return Err(ffi::invalid(format!(
+                    "unknown decoder option bits {flags:#x}"
+                )));
+            }
+            d.opts.uuid = flags & BC_OPT_UUID != 0;
+            d.opts.legacy_structs = flags & BC_OPT_LEGACY_STRUCTS != 0;
+            d.copy_input = flags & BC_OPT_COPY_INPUT != 0;
+            Ok(())
+        })
+    }
+}
+
+/// Decodes `data[0 .. len-1]` as exactly one value; `*out` receives its root.
+///
+/// **Ownership and lifetime.** The tree belongs to the decoder. It stays valid until the
+/// next `bc_decoder_decode*` or `bc_decoder_reset` on this decoder, or
+/// `bc_decoder_free`, whichever comes first; the call invalidates the values of the
+/// previous one. Strings, byte arrays and UUIDs point into `data` (zero copy), so `data`
+/// must also stay unchanged while they are used — unless `BC_OPT_COPY_INPUT` is set.
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`dec` or `out` NULL, or `data` NULL with
+/// `len > 0`); a decode error — `BC_ERR_UNEXPECTED_END`, `BC_ERR_RESERVED_MARKER`,
+/// `BC_ERR_INVALID_UTF8`, `BC_ERR_NON_STRING_KEY`, `BC_ERR_SIZE_TOO_LARGE`,
+/// `BC_ERR_LIMIT_EXCEEDED`, `BC_ERR_TRAILING_BYTES` (bytes after the value) — with its
+/// byte offset in `bc_decoder_last_error`. On error `*out` is not written.
+///
+/// # Safety
+/// `dec` is NULL or a live decoder; `data` is NULL or readable for `len` bytes; `out`
+/// is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_decode(
+    dec: *mut bc_decoder,
+    data: *const u8,
+    len: usize,
+    out: *mut *const bc_value,
+) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            let (data, out) = (ffi::bytes(data, len)?, Out::new(out)?);
+            let (root, _) = d.decode(data, true)?;
+            out.set(root);
+            Ok(())
+        })
+    }
+}
+
+/// Decodes one value from the start of `data[0 .. len-1]`, leaving any bytes after it;
+/// `*out` receives its root and `*consumed` the number of bytes it used. Decode a stream
+/// of concatenated values by calling it again on `data + consumed`.
+///
+/// Ownership, lifetime and statuses as `bc_decoder_decode` (never
+/// `BC_ERR_TRAILING_BYTES`). `BC_ERR_UNEXPECTED_END` means the bytes are a valid prefix:
+/// a streaming caller should wait for more.
+///
+/// # Safety
+/// As `bc_decoder_decode`; `consumed` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_decode_prefix(
+    dec: *mut bc_decoder,
+    data: *const u8,
+    len: usize,
+    out: *mut *const bc_value,
+    consumed: *mut usize,
+) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            let (data, out, consumed) =
+                (ffi::bytes(data, len)?, Out::new(out)?, Out::new(consumed)?);
+            let (root, used) = d.decode(data, false)?;
+            out.set(root);
+            consumed.set(used);
+            Ok(())
+        })
+    }
+}
+
+/// Decodes `data[0 .. len-1]` as a sequence of complete values (for example a run of
+/// RECORD messages laid end to end), all in one call; `*out` receives a `BC_TYPE_LIST`
+/// whose items are the values, in order (an empty list for `len` 0). Each value is
+/// checked against the limits on its own.
+///
+/// Ownership, lifetime and statuses as `bc_decoder_decode`; on error the last error's
+/// offset counts from `data` and its message names the value's index.
+///
+/// # Safety
+/// As `bc_decoder_decode`.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_decode_all(
+    dec: *mut bc_decoder,
+    data: *const u8,
+    len: usize,
+    out: *mut *const bc_value,
+) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            let (data, out) = (ffi::bytes(data, len)?, Out::new(out)?);
+            if d.copy_input {
+                // Decode from a copy the decoder keeps (taken out of `d` for the borrow;
+                // moving the Vec back does not move its buffer).
+                let mut copy = std::mem::take(&mut d.input);
+                copy.clear();
+                copy.extend_from_slice(data);
+                let root = decode_all(d, &copy);
+                d.input = copy;
+                out.set(root?);
+            } else {
+                out.set(decode_all(d, data)?);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Decodes consecutive values of `input` into `d`'s tree as a list; returns its root.
+fn decode_all(d: &mut bc_decoder, input: &[u8]) -> Res<*const bc_value> {
+    d.tree.start_list();
+    let mut dec = Decoder::with_options(input, d.opts);
+    let mut index = 0usize;
+    let mut pos = 0usize;
+    while pos < input.len() {
+        let rest = input.get(pos..).unwrap_or_default();
+        dec.reset(rest);
+        if let Err(e) = d.tree.push_value(&mut dec) {
+            let shift = if e.offset >= 0 {
+                i64::try_from(pos).unwrap_or(i64::MAX)
+            } else {
+                0
+            };
+            return Err(Failure {
+                offset: e.offset.saturating_add(shift),
+                message: format!("value {index}: {}", e.message),
+                ..e
+            });
+        }
+        pos += dec.position();
+        index += 1;
+    }
+    d.tree.finish_list()?;
+    d.tree
+        .root()
+        .map(std::ptr::from_ref)
+        .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))
+}
+
+/// Decodes `count` de-chunked messages (from `bc_dechunker_message`) in one call, each as
+/// exactly one value; `*out` receives a `BC_TYPE_LIST` whose items are the messages'
+/// values, in order. The batch path for a PULL response: one call per feed instead of
+/// one per RECORD.
+///
+/// Ownership and lifetime as `bc_decoder_decode`: the values point into the messages'
+/// bytes (which must stay valid while they are used: see `bc_dechunker_feed`) unless
+/// `BC_OPT_COPY_INPUT` is set. Statuses as `bc_decoder_decode`; on error the offset
+/// counts from the start of the failing message and the message text names its index.
+///
+/// # Safety
+/// `dec` is NULL or a live decoder; `messages` is NULL or readable for `count`
+/// `bc_message`s whose `data` are readable for their `len`; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_decode_messages(
+    dec: *mut bc_decoder,
+    messages: *const crate::framing::bc_message,
+    count: usize,
+    out: *mut *const bc_value,
+) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            let (list, out) = (ffi::slice(messages, count)?, Out::new(out)?);
+            let mut parts: Vec<&[u8]> = Vec::with_capacity(list.len());
+            for m in list {
+                parts.push(ffi::bytes(m.data, m.len)?);
+            }
+            if d.copy_input {
+                let mut copy = std::mem::take(&mut d.input);
+                copy.clear();
+                let mut ends = Vec::with_capacity(parts.len());
+                for p in &parts {
+                    copy.extend_from_slice(p);
+                    ends.push(copy.len());
+                }
+                let starts = std::iter::once(0).chain(ends.iter().copied());
+                let r = d
+                    .decode_parts(
+                        starts
+                            .zip(ends.iter().copied())
+                            .map(|(a, b)| copy.get(a..b).unwrap_or_default()),
+                    )
+                    .map(std::ptr::from_ref);
+                d.input = copy;
+                out.set(r?);
+            } else {
+                let root = d.decode_parts(parts.into_iter())?;
+                out.set(root);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Releases the values of the last decode (they become invalid) and clears the last
+/// error; keeps the limits, options and memory for reuse.
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+///
+/// # Safety
+/// `dec` is NULL or a live decoder.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_reset(dec: *mut bc_decoder) -> bc_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        ffi::with_handle(dec, |d| {
+            d.tree.clear();
+            d.input.clear();
+            d.err.clear();
+            Ok(())
+        })
+    }
+}
+
+/// The decoder's last error (status, byte offset in the decoded input, message) into
+/// `*out`; `BC_OK` / -1 / `""` if no call has failed since creation or the last reset.
+/// The message belongs to the decoder (valid until its next failing call, reset or
+/// free).
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+///
+/// # Safety
+/// `dec` is NULL or a live decoder; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn bc_decoder_last_error(
+    dec: *const bc_decoder,
+    out: *mut bc_error,
+) -> bc_status {
+    ffi::run(|| {
+        // SAFETY: forwarded contract.
+        let (d, out) = unsafe { (ffi::handle_ref(dec)?, Out::new(out)?) };
+        out.set(d.err.to_c());
+        Ok(())
+    })
+}

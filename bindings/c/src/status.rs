@@ -1,0 +1,397 @@
+//! The status codes every fallible call returns, the per-handle error record, and the
+//! mapping from the core crates' errors.
+
+use std::ffi::{c_char, CStr, CString};
+
+use bolt::chunk::{ChunkError, DechunkError};
+use bolt::connection::ConnectionError;
+use bolt::handshake::HandshakeError;
+use bolt::message::MessageEncodeError;
+use packstream::{EncodeError, Error, ErrorKind};
+
+use crate::ffi;
+
+/// The result of every fallible call: `BC_OK` (0) or an error.
+///
+/// The decode errors (`BC_ERR_UNEXPECTED_END` … `BC_ERR_TRAILING_BYTES`) are the error
+/// kinds of the language-neutral test vectors; `bc_status_name` returns their names
+/// (`"unexpected_end"`, …). New codes may be added at the end in later versions.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum bc_status {
+    /// Success.
+    BC_OK = 0,
+    /// A required pointer argument was NULL (or a data pointer was NULL with a length
+    /// above 0).
+    BC_ERR_NULL_POINTER = 1,
+    /// An argument is out of its range: an unknown enum value or flag bit, an unknown
+    /// Bolt version, a chunk size of 0, a length above `PTRDIFF_MAX`, …
+    BC_ERR_INVALID_ARGUMENT = 2,
+    /// A value accessor was called on a value of another type (or a typed view on a
+    /// structure of another kind).
+    BC_ERR_WRONG_TYPE = 3,
+    /// An index is beyond the end of a list, map, structure, path or vector.
+    BC_ERR_OUT_OF_RANGE = 4,
+    /// A map has no entry with that key.
+    BC_ERR_NOT_FOUND = 5,
+    /// An output buffer is too small; the size needed was reported.
+    BC_ERR_BUFFER_TOO_SMALL = 6,
+    /// The call does not fit the handle's state (an encoder message not begun, a value
+    /// not complete, a handshake already finished, …).
+    BC_ERR_INVALID_STATE = 7,
+    /// Decode: the input ended before the value did (more bytes may complete it).
+    BC_ERR_UNEXPECTED_END = 8,
+    /// Decode: a reserved marker byte.
+    BC_ERR_RESERVED_MARKER = 9,
+    /// A string is not valid UTF-8 (decoding, or a string given to the encoder).
+    BC_ERR_INVALID_UTF8 = 10,
+    /// A map key is not a string (decoding, or a key written by the encoder).
+    BC_ERR_NON_STRING_KEY = 11,
+    /// A size above 2 147 483 647, the PackStream maximum (decoding or encoding).
+    BC_ERR_SIZE_TOO_LARGE = 12,
+    /// Decode: a `bc_decode_limits` bound was exceeded.
+    BC_ERR_LIMIT_EXCEEDED = 13,
+    /// Decode: bytes were left after the one value expected.
+    BC_ERR_TRAILING_BYTES = 14,
+    /// Encode: a structure of more than 15 fields without the legacy-structs option.
+    BC_ERR_TOO_MANY_FIELDS = 15,
+    /// Encode: a UUID without the UUID option (PackStream v2, Bolt 6.1+).
+    BC_ERR_UUID_NOT_ENABLED = 16,
+    /// Framing: a message of 0 bytes.
+    BC_ERR_EMPTY_MESSAGE = 17,
+    /// Dechunking: a message above the configured maximum size.
+    BC_ERR_MESSAGE_TOO_LARGE = 18,
+    /// Dechunking: a message of more chunks than the configured maximum.
+    BC_ERR_TOO_MANY_CHUNKS = 19,
+    /// Dechunking: the stream ended inside a message.
+    BC_ERR_TRUNCATED = 20,
+    /// Handshake: the peer's bytes are malformed or name a version that was not offered.
+    BC_ERR_HANDSHAKE = 21,
+    /// Handshake: the peers have no version in common.
+    BC_ERR_NO_COMMON_VERSION = 22,
+    /// Connection: a request before the handshake finished.
+    BC_ERR_NOT_NEGOTIATED = 23,
+    /// Connection: the request is not allowed in a state the server may be in when it
+    /// arrives (nothing was queued).
+    BC_ERR_ILLEGAL_REQUEST = 24,
+    /// The request or structure does not exist in the negotiated Bolt version.
+    BC_ERR_NOT_IN_VERSION = 25,
+    /// Connection: the server sent a message that cannot be decoded or that no request
+    /// asked for. The connection is defunct.
+    BC_ERR_PROTOCOL = 26,
+    /// Connection: the connection is defunct (after GOODBYE, a failed login or reset, or
+    /// any error); close the socket.
+    BC_ERR_DEFUNCT = 27,
+    /// A Bolt structure with the tag of the requested kind is malformed or not valid in
+    /// the version (`bc_value_broken_reason` says why).
+    BC_ERR_BROKEN_STRUCT = 28,
+    /// An internal error: a panic was caught at the boundary (a bug in boltcodec). The
+    /// handle involved should be freed.
+    BC_ERR_INTERNAL = 29,
+}
+
+/// The last status value; statuses are `0 ..= BC_STATUS_MAX`.
+pub const BC_STATUS_MAX: i32 = 29;
+
+/// The last error recorded on a handle: its status, a message and, where the error has
+/// one, a byte offset.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct bc_error {
+    /// The status of the call that failed (`BC_OK` if none has failed).
+    pub status: bc_status,
+    /// The byte offset the error refers to, or -1. Decode errors: offset in the decoded
+    /// input; dechunk and connection errors: offset in the received stream; handshake
+    /// errors: offset in the peer's handshake bytes.
+    pub offset: i64,
+    /// A NUL-terminated, human-readable description (never NULL; `""` if none). Owned by
+    /// the handle: valid until the next call on that handle that fails, or its reset or
+    /// free.
+    pub message: *const c_char,
+}
+
+/// The error record a handle keeps.
+#[derive(Debug)]
+pub(crate) struct ErrorState {
+    status: bc_status,
+    offset: i64,
+    message: CString,
+}
+
+impl Default for ErrorState {
+    fn default() -> Self {
+        ErrorState {
+            status: bc_status::BC_OK,
+            offset: -1,
+            message: CString::default(),
+        }
+    }
+}
+
+impl ErrorState {
+    /// Records an error and returns its status.
+    pub(crate) fn set(&mut self, e: Failure) -> bc_status {
+        self.status = e.status;
+        self.offset = e.offset;
+        self.message = to_cstring(&e.message);
+        e.status
+    }
+
+    /// Clears the record.
+    pub(crate) fn clear(&mut self) {
+        *self = ErrorState::default();
+    }
+
+    /// The record as C sees it.
+    pub(crate) fn to_c(&self) -> bc_error {
+        bc_error {
+            status: self.status,
+            offset: self.offset,
+            message: self.message.as_ptr(),
+        }
+    }
+}
+
+/// A C string from any text (an interior NUL is shown as `\0`).
+pub(crate) fn to_cstring(s: &str) -> CString {
+    CString::new(s.replace('\0', "\\0")).unwrap_or_default()
+}
+
+/// An error on its way to C: status, offset (-1 if none) and message.
+#[derive(Debug, Clone)]
+pub(crate) struct Failure {
+    pub(crate) status: bc_status,
+    pub(crate) offset: i64,
+    pub(crate) message: String,
+}
+
+impl Failure {
+    /// A failure without an offset.
+    pub(crate) fn new(status: bc_status, message: impl Into<String>) -> Self {
+        Failure {
+            status,
+            offset: -1,
+            message: message.into(),
+        }
+    }
+
+    /// A failure at a byte offset.
+    pub(crate) fn at(status: bc_status, offset: u64, message: impl Into<String>) -> Self {
+        Failure {
+            status,
+            offset: i64::try_from(offset).unwrap_or(i64::MAX),
+            message: message.into(),
+        }
+    }
+}
+
+/// Result type of the internal functions behind the entry points.
+pub(crate) type Res<T = ()> = Result<T, Failure>;
+
+/// The status of a decode error kind.
+pub(crate) fn kind_status(kind: ErrorKind) -> bc_status {
+    match kind {
+        ErrorKind::UnexpectedEnd => bc_status::BC_ERR_UNEXPECTED_END,
+        ErrorKind::ReservedMarker => bc_status::BC_ERR_RESERVED_MARKER,
+        ErrorKind::InvalidUtf8 => bc_status::BC_ERR_INVALID_UTF8,
+        ErrorKind::NonStringKey => bc_status::BC_ERR_NON_STRING_KEY,
+        ErrorKind::SizeTooLarge => bc_status::BC_ERR_SIZE_TOO_LARGE,
+        ErrorKind::LimitExceeded => bc_status::BC_ERR_LIMIT_EXCEEDED,
+        ErrorKind::TrailingBytes => bc_status::BC_ERR_TRAILING_BYTES,
+        _ => bc_status::BC_ERR_INTERNAL,
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::at(kind_status(e.kind()), e.offset() as u64, e.to_string())
+    }
+}
+
+impl From<EncodeError> for Failure {
+    fn from(e: EncodeError) -> Self {
+        let status = match e {
+            EncodeError::SizeTooLarge(_) => bc_status::BC_ERR_SIZE_TOO_LARGE,
+            EncodeError::TooManyFields(_) => bc_status::BC_ERR_TOO_MANY_FIELDS,
+            EncodeError::InvalidTag(_) => bc_status::BC_ERR_INVALID_ARGUMENT,
+            EncodeError::UuidNotEnabled => bc_status::BC_ERR_UUID_NOT_ENABLED,
+            _ => bc_status::BC_ERR_INTERNAL,
+        };
+        Failure::new(status, e.to_string())
+    }
+}
+
+impl From<ChunkError> for Failure {
+    fn from(e: ChunkError) -> Self {
+        let status = match e {
+            ChunkError::InvalidMaxChunkSize { .. } => bc_status::BC_ERR_INVALID_ARGUMENT,
+            ChunkError::EmptyMessage => bc_status::BC_ERR_EMPTY_MESSAGE,
+            _ => bc_status::BC_ERR_INTERNAL,
+        };
+        Failure::new(status, e.to_string())
+    }
+}
+
+impl From<DechunkError> for Failure {
+    fn from(e: DechunkError) -> Self {
+        let (status, offset) = match e {
+            DechunkError::MessageTooLarge { offset, .. } => {
+                (bc_status::BC_ERR_MESSAGE_TOO_LARGE, offset)
+            }
+            DechunkError::TooManyChunks { offset, .. } => {
+                (bc_status::BC_ERR_TOO_MANY_CHUNKS, offset)
+            }
+            DechunkError::Truncated { offset, .. } => (bc_status::BC_ERR_TRUNCATED, offset),
+            DechunkError::Internal { offset } => (bc_status::BC_ERR_INTERNAL, offset),
+            _ => (bc_status::BC_ERR_INTERNAL, 0),
+        };
+        Failure::at(status, offset, e.to_string())
+    }
+}
+
+impl From<HandshakeError> for Failure {
+    fn from(e: HandshakeError) -> Self {
+        let offset = match e {
+            HandshakeError::BadMagic { offset, .. }
+            | HandshakeError::HttpResponse { offset }
+            | HandshakeError::MalformedVersion { offset, .. }
+            | HandshakeError::UnknownManifestVersion { offset, .. }
+            | HandshakeError::ManifestNotOffered { offset }
+            | HandshakeError::VarintTooLong { offset }
+            | HandshakeError::VarintOverflow { offset }
+            | HandshakeError::TooManyRanges { offset, .. }
+            | HandshakeError::VersionNotOffered { offset, .. }
+            | HandshakeError::UnsupportedVersion { offset, .. }
+            | HandshakeError::CapabilitiesNotOffered { offset, .. } => Some(offset),
+            _ => None,
+        };
+        let status = if matches!(e, HandshakeError::Finished) {
+            bc_status::BC_ERR_INVALID_STATE
+        } else {
+            bc_status::BC_ERR_HANDSHAKE
+        };
+        match offset {
+            Some(o) => Failure::at(status, o as u64, e.to_string()),
+            None => Failure::new(status, e.to_string()),
+        }
+    }
+}
+
+impl From<MessageEncodeError> for Failure {
+    fn from(e: MessageEncodeError) -> Self {
+        match e {
+            MessageEncodeError::NotInVersion { .. } => {
+                Failure::new(bc_status::BC_ERR_NOT_IN_VERSION, e.to_string())
+            }
+            MessageEncodeError::Unrepresentable { .. } => {
+                Failure::new(bc_status::BC_ERR_NOT_IN_VERSION, e.to_string())
+            }
+            MessageEncodeError::PackStream(ref inner) => Failure {
+                message: e.to_string(),
+                ..Failure::from(inner.clone())
+            },
+            MessageEncodeError::Chunk(ref inner) => Failure {
+                message: e.to_string(),
+                ..Failure::from(inner.clone())
+            },
+            _ => Failure::new(bc_status::BC_ERR_INTERNAL, e.to_string()),
+        }
+    }
+}
+
+impl From<ConnectionError> for Failure {
+    fn from(e: ConnectionError) -> Self {
+        let message = e.to_string();
+        let base = match e {
+            ConnectionError::Handshake(h) => Failure::from(h),
+            ConnectionError::NoCommonVersion => {
+                Failure::new(bc_status::BC_ERR_NO_COMMON_VERSION, "")
+            }
+            ConnectionError::Dechunk(d) => Failure::from(d),
+            ConnectionError::Message { stream_offset, .. }
+            | ConnectionError::UnexpectedResponse { stream_offset, .. } => {
+                Failure::at(bc_status::BC_ERR_PROTOCOL, stream_offset, "")
+            }
+            ConnectionError::Encode(m) => Failure::from(m),
+            ConnectionError::Chunk(c) => Failure::from(c),
+            ConnectionError::NotNegotiated(_) => Failure::new(bc_status::BC_ERR_NOT_NEGOTIATED, ""),
+            ConnectionError::IllegalRequest { .. } => {
+                Failure::new(bc_status::BC_ERR_ILLEGAL_REQUEST, "")
+            }
+            ConnectionError::Defunct => Failure::new(bc_status::BC_ERR_DEFUNCT, ""),
+            _ => Failure::new(bc_status::BC_ERR_INTERNAL, ""),
+        };
+        Failure { message, ..base }
+    }
+}
+
+/// The name of a status: `"ok"`, `"null_pointer"`, …, and for the decode errors the
+/// error kinds of the test vectors (`"unexpected_end"`, `"reserved_marker"`,
+/// `"invalid_utf8"`, `"non_string_key"`, `"size_too_large"`, `"limit_exceeded"`,
+/// `"trailing_bytes"`).
+///
+/// Takes any integer: values that are not a status give `"unknown_status"`.
+///
+/// Returns a static NUL-terminated string (never NULL, never to be freed).
+#[no_mangle]
+pub extern "C" fn bc_status_name(status: i32) -> *const c_char {
+    let name: &'static CStr = ffi::catch(c"unknown_status", || status_name(status));
+    name.as_ptr()
+}
+
+fn status_name(status: i32) -> &'static CStr {
+    match status {
+        0 => c"ok",
+        1 => c"null_pointer",
+        2 => c"invalid_argument",
+        3 => c"wrong_type",
+        4 => c"out_of_range",
+        5 => c"not_found",
+        6 => c"buffer_too_small",
+        7 => c"invalid_state",
+        8 => c"unexpected_end",
+        9 => c"reserved_marker",
+        10 => c"invalid_utf8",
+        11 => c"non_string_key",
+        12 => c"size_too_large",
+        13 => c"limit_exceeded",
+        14 => c"trailing_bytes",
+        15 => c"too_many_fields",
+        16 => c"uuid_not_enabled",
+        17 => c"empty_message",
+        18 => c"message_too_large",
+        19 => c"too_many_chunks",
+        20 => c"truncated",
+        21 => c"handshake",
+        22 => c"no_common_version",
+        23 => c"not_negotiated",
+        24 => c"illegal_request",
+        25 => c"not_in_version",
+        26 => c"protocol",
+        27 => c"defunct",
+        28 => c"broken_struct",
+        29 => c"internal",
+        _ => c"unknown_status",
+    }
+}
+
+/// The library version, `"MAJOR.MINOR.PATCH"`: a static NUL-terminated string.
+#[no_mangle]
+pub extern "C" fn bc_library_version() -> *const c_char {
+    const VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => c"0.0.0",
+        };
+    VERSION.as_ptr()
+}
+
+/// Self-test of the panic guard: panics inside the library and returns what every entry
+/// point returns after a caught panic, `BC_ERR_INTERNAL`. No state is touched; the Rust
+/// panic hook prints one line to stderr. Test suites call it to check that no panic can
+/// cross into C.
+#[no_mangle]
+pub extern "C" fn bc_selftest_panic() -> bc_status {
+    #[allow(clippy::panic)] // the deliberate panic this function exists for
+    ffi::guard(|| panic!("bc_selftest_panic: deliberate panic"))
+}
