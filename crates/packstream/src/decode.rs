@@ -504,6 +504,7 @@ impl<'a> Decoder<'a> {
     /// # Errors
     /// Any decode error, with its offset. After an error the decoder's state is
     /// unspecified; start again with [`Decoder::reset`].
+    #[inline]
     pub fn next_token(&mut self) -> Result<Token<'a>, Error> {
         let start = self.reader.pos;
         self.reader.depth_full =
