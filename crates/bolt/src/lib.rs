@@ -68,6 +68,8 @@
     deny(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)
 )]
 
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 pub mod chunk;
 pub mod connection;
 pub mod handshake;

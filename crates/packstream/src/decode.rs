@@ -117,12 +117,18 @@ impl<'a> Reader<'a> {
     /// need `per_item` bytes each at least: never more than the bytes not yet promised to
     /// other open containers can hold. Nested headers that each claim the whole remaining
     /// input therefore cannot multiply the memory used.
+    ///
+    /// A non-empty container always gets at least one slot: its own marker byte pays for
+    /// it. Without that, a container whose share was promised away grew its `Vec` from
+    /// zero to the allocator's minimum of four items on its first push, so nested
+    /// one-item lists cost four nodes per input byte and broke the documented bound
+    /// (regression test `one_item_lists_behind_exhausted_promises_stay_within_the_bound`).
     #[inline]
     pub(crate) fn capacity_for(&self, n: u32, per_item: u64) -> usize {
         let own = u64::from(n) * per_item;
         let others = self.promised.saturating_sub(own);
         let avail = (self.remaining() as u64).saturating_sub(others) / per_item.max(1);
-        avail.min(u64::from(n)) as usize
+        avail.min(u64::from(n)).max(u64::from(n.min(1))) as usize
     }
 
     #[inline]

@@ -76,9 +76,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
 
 /// Writes one value of either tree type. Scalars inside containers are written in the
 /// container's loop; only nested containers recurse (a call per scalar cost more than the
-/// writing itself).
+/// writing itself). `$depth` containers are open around the value.
 macro_rules! write_tree {
-    ($enc:ident, $v:expr, $ty:ident, $method:ident) => {{
+    ($enc:ident, $v:expr, $ty:ident, $method:ident, $depth:expr) => {{
         macro_rules! item {
             ($item:expr) => {
                 match $item {
@@ -87,7 +87,7 @@ macro_rules! write_tree {
                     $ty::String(s) => $enc.write_str(s)?,
                     $ty::Null => $enc.write_null(),
                     $ty::Bool(b) => $enc.write_bool(*b),
-                    other => $enc.$method(other)?,
+                    other => $enc.$method(other, $depth + 1)?,
                 }
             };
         }
@@ -346,7 +346,7 @@ impl<B: Sink> Encoder<B> {
     /// # Errors
     /// See [`EncodeError`].
     pub fn write_value_ref(&mut self, v: &ValueRef<'_>) -> Result<(), EncodeError> {
-        write_tree!(self, v, ValueRef, write_value_ref)
+        self.write_value_ref_at(v, 0)
     }
 
     /// Writes an owned value.
@@ -354,6 +354,117 @@ impl<B: Sink> Encoder<B> {
     /// # Errors
     /// See [`EncodeError`].
     pub fn write_value(&mut self, v: &Value) -> Result<(), EncodeError> {
-        write_tree!(self, v, Value, write_value)
+        self.write_value_at(v, 0)
+    }
+
+    fn write_value_ref_at(&mut self, v: &ValueRef<'_>, depth: u32) -> Result<(), EncodeError> {
+        if depth >= RECURSION_DEPTH {
+            return self.write_deep(v);
+        }
+        write_tree!(self, v, ValueRef, write_value_ref_at, depth)
+    }
+
+    fn write_value_at(&mut self, v: &Value, depth: u32) -> Result<(), EncodeError> {
+        if depth >= RECURSION_DEPTH {
+            return self.write_deep(v);
+        }
+        write_tree!(self, v, Value, write_value_at, depth)
+    }
+
+    /// Writes a value nested deeper than [`RECURSION_DEPTH`] with an explicit stack.
+    fn write_deep<T: Tree>(&mut self, v: &T) -> Result<(), EncodeError> {
+        let mut stack: Vec<Open<'_, T>> = Vec::new();
+        let mut next = Some(v);
+        loop {
+            if let Some(v) = next.take() {
+                match v.shape() {
+                    Shape::List(items) => {
+                        self.write_list_header(items.len())?;
+                        stack.push(Open::Items(items.iter()));
+                    }
+                    Shape::Struct(tag, fields) => {
+                        self.write_struct_header(tag, fields.len())?;
+                        stack.push(Open::Items(fields.iter()));
+                    }
+                    Shape::Map(entries) => {
+                        self.write_map_header(entries.len())?;
+                        stack.push(Open::Entries(entries.iter()));
+                    }
+                    Shape::Leaf => v.write_leaf(self)?,
+                }
+            }
+            let Some(top) = stack.last_mut() else {
+                return Ok(());
+            };
+            match top {
+                Open::Items(items) => next = items.next(),
+                Open::Entries(entries) => {
+                    if let Some((k, v)) = entries.next() {
+                        self.write_str(k.as_ref())?;
+                        next = Some(v);
+                    }
+                }
+            }
+            if next.is_none() {
+                stack.pop();
+            }
+        }
+    }
+}
+
+/// Containers nested deeper than this are written with an explicit stack. Recursion is
+/// faster, but a debug build spends about 4 KiB of stack per level: a 513-level list,
+/// which the default limits accept, overflowed a 2 MiB thread stack (regression test
+/// `encoding_a_deeply_nested_value_overflowed_the_stack`).
+const RECURSION_DEPTH: u32 = 32;
+
+/// What [`Encoder::write_deep`] needs to know about a tree node.
+trait Tree: Sized {
+    type Key: AsRef<str>;
+    fn shape(&self) -> Shape<'_, Self>;
+    /// Writes a node whose shape is [`Shape::Leaf`].
+    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError>;
+}
+
+enum Shape<'v, T: Tree> {
+    Leaf,
+    List(&'v [T]),
+    Map(&'v [(T::Key, T)]),
+    Struct(u8, &'v [T]),
+}
+
+/// A container being written by [`Encoder::write_deep`]: the items still to write.
+enum Open<'v, T: Tree> {
+    Items(core::slice::Iter<'v, T>),
+    Entries(core::slice::Iter<'v, (T::Key, T)>),
+}
+
+impl<'a> Tree for ValueRef<'a> {
+    type Key = &'a str;
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            ValueRef::List(items) => Shape::List(items),
+            ValueRef::Map(entries) => Shape::Map(entries),
+            ValueRef::Struct(s) => Shape::Struct(s.tag, &s.fields),
+            _ => Shape::Leaf,
+        }
+    }
+    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
+        enc.write_value_ref_at(self, 0)
+    }
+}
+
+impl Tree for Value {
+    type Key = String;
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            Value::List(items) => Shape::List(items),
+            Value::Map(entries) => Shape::Map(entries),
+            Value::Struct(s) => Shape::Struct(s.tag, &s.fields),
+            _ => Shape::Leaf,
+        }
+    }
+    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
+        enc.write_value_at(self, 0)
     }
 }

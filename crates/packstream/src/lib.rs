@@ -85,6 +85,8 @@
 )]
 #![warn(missing_docs)]
 
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 mod build;
 mod decode;
 mod encode;

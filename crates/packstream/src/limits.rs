@@ -23,7 +23,13 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DecodeLimits {
     /// Deepest nesting of lists, maps and structures (the outermost container is depth 1).
-    /// Default 1024. Decoding is iterative, so any value is safe for the stack.
+    /// Default 1024. Decoding and encoding are iterative, so any value is safe for their
+    /// stack, and so is the pull [`Decoder`](crate::Decoder) at any depth. The trees they
+    /// build are another matter: dropping, cloning, comparing, printing or converting a
+    /// [`ValueRef`](crate::ValueRef) or [`Value`](crate::Value) recurses once per level
+    /// (up to about 1 KiB of stack per level in a debug build), so raising this far
+    /// above the default lets a hostile peer overflow the stack of the thread that
+    /// handles the tree (test `deep_trees_are_refused_by_default_and_safe_to_pull`).
     pub max_depth: u32,
     /// Longest string, in bytes. Default 2 147 483 647.
     pub max_string_len: u32,

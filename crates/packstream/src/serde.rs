@@ -721,18 +721,40 @@ impl<'de> Deserializer<'de> {
         Ok(value)
     }
 
-    /// Skips one complete value, iteratively.
+    /// Skips one complete value, iteratively (so at any depth), checking that map keys
+    /// are strings as for a value that is read. (It used to count tokens only, so
+    /// `IgnoredAny` and unknown struct fields accepted `{1: 2}`; regression test
+    /// `map_keys_that_are_not_strings_are_refused`.)
     fn skip(&mut self) -> Result<(), Error> {
-        let mut pending: u64 = 1;
-        while pending > 0 {
-            pending -= 1;
-            pending += match self.next()? {
-                Token::List(n) | Token::Struct { len: n, .. } => u64::from(n),
-                Token::Map(n) => 2 * u64::from(n),
-                _ => 0,
+        // Items still to come in each open container, and whether it is a map (whose
+        // keys stand where the count is even).
+        let mut open: Vec<(u64, bool)> = Vec::new();
+        loop {
+            let start = self.peeked.map_or(self.reader.pos(), |(at, _)| at);
+            let key = matches!(open.last(), Some(&(left, true)) if left % 2 == 0);
+            let tok = self.next()?;
+            if key && !matches!(tok, Token::String(_)) {
+                let e = crate::Error::new(ErrorKind::NonStringKey, start, "a string map key");
+                return Err(e.into());
+            }
+            if let Some(top) = open.last_mut() {
+                top.0 -= 1;
+            }
+            let (len, is_map) = match tok {
+                Token::List(n) | Token::Struct { len: n, .. } => (u64::from(n), false),
+                Token::Map(n) => (2 * u64::from(n), true),
+                _ => (0, false),
             };
+            if len > 0 {
+                open.push((len, is_map));
+            }
+            while open.last().is_some_and(|top| top.0 == 0) {
+                open.pop();
+            }
+            if open.is_empty() {
+                return Ok(());
+            }
         }
-        Ok(())
     }
 }
 
