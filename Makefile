@@ -10,7 +10,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python test-c bench bench-rust bench-python bench-node chart
+.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python test-c fuzz-short bench bench-rust bench-python bench-node chart
 
 # The official Python driver on a real Neo4j 5.26: pure Python vs boltcodec vs
 # neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side.
@@ -21,7 +21,7 @@ demo: python-env
 python-env:
 	bindings/python/scripts/install.sh
 
-test: lint test-rust test-vectors test-integration test-python test-node test-c
+test: lint test-rust test-vectors test-integration test-python test-node test-c fuzz-short
 	@echo "make test: all suites passed"
 
 lint:
@@ -52,6 +52,11 @@ test-c:
 # drop-in driving the official driver against a real Neo4j 5.26.
 test-node:
 	bindings/node/scripts/test.sh
+
+# Every cargo-fuzz target for a short fixed time (installs cargo-fuzz if missing, needs
+# the nightly toolchain); fails on any crash, timeout, leak or over-allocation.
+fuzz-short:
+	scripts/fuzz-short
 
 # The vector file must be exactly what the official driver's packer produces.
 $(VENV_VECTORS)/.ok:
