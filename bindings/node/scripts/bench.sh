@@ -12,7 +12,7 @@ cd "$HERE"
 # finds it when the path is absolute.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$(cd "$HERE/../.." && pwd)/target}"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund >&2
+  scripts/npm-install.sh
 fi
 npm run --silent build >&2
 exec node ../../benches/node/bench.js "$@"

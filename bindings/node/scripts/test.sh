@@ -4,7 +4,7 @@
 #
 #   bindings/node/scripts/test.sh [--no-server]
 #
-# Installs the npm dev dependencies (npm ci) when node_modules is missing or stale,
+# Installs the npm dev dependencies (scripts/npm-install.sh) when node_modules is missing or stale,
 # builds boltcodec.<platform>.node in release mode (CARGO_TARGET_DIR is respected), checks
 # that the generated files (native.js, native.d.ts, *.d.ts) match the sources, then runs
 # `node --test` with the server of scripts/with-neo4j.sh on port NEO4J_TEST_PORT (default
@@ -21,8 +21,7 @@ server=1
 if [ "${1:-}" = "--no-server" ]; then server=0; fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "test.sh: npm ci" >&2
-  npm ci --no-audit --no-fund >&2
+  scripts/npm-install.sh
 fi
 
 echo "test.sh: building the addon" >&2
