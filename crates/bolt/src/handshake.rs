@@ -426,15 +426,18 @@ impl Proposal {
         }
     }
 
-    /// Reads one 4-byte slot: major byte `FF` is a manifest marker, all-zero version
-    /// bytes are [`Proposal::Empty`], anything else a version range
+    /// Reads one 4-byte slot: major byte `FF` is a manifest marker, major version 0 is
+    /// [`Proposal::Empty`] (before Bolt 4 only the major byte counts, so `00 00 07 00`
+    /// is as empty as `00 00 00 00`; it used to read as a range of version 0.0, which
+    /// wrote back as `00 00 00 00` and so read back as `Empty`: test
+    /// `a_major_zero_slot_did_not_read_back_as_itself`), anything else a version range
     /// ([`VersionRange::from_bytes`]). The reserved first byte is ignored.
     #[must_use]
     pub const fn from_bytes(bytes: [u8; 4]) -> Self {
-        let [_, range, minor, major] = bytes;
+        let [_, _, minor, major] = bytes;
         if major == 0xFF {
             Self::Manifest(minor)
-        } else if major == 0 && minor == 0 && range == 0 {
+        } else if major == 0 {
             Self::Empty
         } else {
             Self::Versions(VersionRange::from_bytes(bytes))

@@ -747,3 +747,30 @@ fn websocket_ping_floods_and_endless_upgrade_heads_stay_bounded() {
     assert!(res.is_err(), "{res:?}");
     assert!(peak <= 2 * MAX_HEAD_SIZE + 4096, "peak {peak}");
 }
+
+/// Regression (found by the `handshake` fuzz target): a proposal slot with major version
+/// 0 but other bytes set (`00 00 07 00`) read as a range of version 0.0, which writes back
+/// as `00 00 00 00` and so reads back as `Empty`: parsing a client hello and writing it
+/// again changed it. Major 0 is now read as `Empty`, as its bytes say.
+#[test]
+fn a_major_zero_slot_did_not_read_back_as_itself() {
+    use bolt::handshake::{ClientHello, Proposal, Status};
+    for slot in [[0, 0, 7, 0], [0, 3, 0, 0], [9, 0, 0, 0], [0, 0, 0, 0]] {
+        assert_eq!(Proposal::from_bytes(slot), Proposal::Empty, "{slot:02X?}");
+    }
+    let mut hello = vec![0x60, 0x60, 0xB0, 0x17];
+    for slot in [[0, 0, 0, 5], [0, 0, 7, 0], [0, 2, 4, 4], [0, 0, 1, 0xFF]] {
+        hello.extend_from_slice(&slot);
+    }
+    let Ok(Status::Complete((parsed, 20))) = ClientHello::parse(&hello) else {
+        panic!("parses")
+    };
+    let again = parsed.to_bytes();
+    assert!(matches!(ClientHello::parse(&again), Ok(Status::Complete((p, 20))) if p == parsed));
+    // The server treats it as the empty slot it is: 5.0 from the first slot wins.
+    let mut server = ServerHandshake::new(ServerConfig::default());
+    assert!(matches!(
+        server.receive(&hello),
+        Ok(Step::Negotiated { version, .. }) if version == BoltVersion::V5_0
+    ));
+}
