@@ -46,7 +46,9 @@ impl<'a> Visitor<'a> for Reencode {
         self.0.write_map_header(len as usize).expect("fits");
     }
     fn structure(&mut self, tag: u8, len: u32) {
-        self.0.write_struct_header(tag, len as usize).expect("legacy structures enabled");
+        self.0
+            .write_struct_header(tag, len as usize)
+            .expect("legacy structures enabled");
     }
 }
 
@@ -107,7 +109,11 @@ fuzz_target!(|data: &[u8]| {
             Encoder::with_options(&mut expected, ENCODE)
                 .write_value_ref(v)
                 .expect("encodes");
-            assert_eq!(visitor.0.into_inner(), expected, "the visitor saw another value");
+            assert_eq!(
+                visitor.0.into_inner(),
+                expected,
+                "the visitor saw another value"
+            );
         }
         (Err(a), Err(b)) => assert_eq!(*a, b, "tree and visitor disagree on the error"),
         (t, r) => panic!("tree {t:?} but visitor {r:?}"),

@@ -41,7 +41,13 @@ fn server_upgrade(parts: &[&[u8]]) -> String {
         match up.receive(part) {
             Ok(Status::Complete(req)) => {
                 assert!(req.used() <= parts.iter().map(|p| p.len()).sum::<usize>());
-                let _ = (req.target(), req.host(), req.key(), req.origin(), req.protocols());
+                let _ = (
+                    req.target(),
+                    req.host(),
+                    req.key(),
+                    req.origin(),
+                    req.protocols(),
+                );
                 let _ = req.extensions();
                 return format!("{:?}", req.response());
             }
@@ -131,14 +137,22 @@ fuzz_target!(|data: &[u8]| {
     let cuts = h.cuts();
     let bytes = h.rest();
     let split = pieces(bytes, &cuts);
-    let role = if mode & 4 == 0 { Role::Server } else { Role::Client };
+    let role = if mode & 4 == 0 {
+        Role::Server
+    } else {
+        Role::Client
+    };
     match mode % 4 {
         0 => assert_eq!(server_upgrade(&[bytes]), server_upgrade(&split)),
         1 => {
             // Where the response ends depends on the pieces; whether it is accepted not.
             let whole = client_upgrade(&[bytes]);
             let cut = client_upgrade(&split);
-            assert_eq!(whole.starts_with("error"), cut.starts_with("error"), "{whole} / {cut}");
+            assert_eq!(
+                whole.starts_with("error"),
+                cut.starts_with("error"),
+                "{whole} / {cut}"
+            );
             assert_eq!(whole == "need more", cut == "need more", "{whole} / {cut}");
         }
         2 => assert_eq!(stream(role, &[bytes]), stream(role, &split)),
