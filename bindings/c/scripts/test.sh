@@ -5,7 +5,10 @@
 #      cbindgen generates from the sources (CI fails on any difference);
 #   2. build the C tests with CMake (C11 and C++17, -Wall -Wextra -pedantic -Werror) and
 #      run them: the header checks, test_api, and test_vectors on tests/vectors;
-#   3. the same under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the same under AddressSanitizer + UndefinedBehaviorSanitizer, first with the
+#      ordinary library, then with the library itself built under AddressSanitizer
+#      (nightly `-Zsanitizer=address`), so that the loads and stores of its own `unsafe`
+#      FFI code are checked too, not only the C side (skipped without nightly);
 #   4. `make install` into a temporary prefix, then build and run a consumer through the
 #      CMake package (shared and static) and through pkg-config;
 #   5. the example (examples/query.c, normal and sanitizer builds) against a real Neo4j
@@ -93,6 +96,24 @@ if build_tests "$WORK/asan" "$TARGET_DIR/debug" ON; then
 else
   cat "$WORK/cmake.log" >&2
   fail "building the C tests with sanitizers"
+fi
+
+log "C tests under ASan + UBSan, with libboltcodec itself built under ASan"
+# Without this step a Rust-side read past a buffer the caller passed goes unseen: only
+# the C code is instrumented. Its own target directory, so that the nightly build with
+# other flags does not invalidate the ordinary ones.
+if rustup run nightly rustc --version >/dev/null 2>&1; then
+  host=$(rustup run nightly rustc -vV | sed -n 's/^host: //p')
+  if RUSTFLAGS="-Zsanitizer=address" CARGO_TARGET_DIR="$TARGET_DIR/rust-asan" \
+    cargo +nightly build -q -p boltcodec-c --target "$host" &&
+    build_tests "$WORK/rust-asan" "$TARGET_DIR/rust-asan/$host/debug" ON; then
+    run_tests "$WORK/rust-asan" "asan+ubsan, instrumented library"
+  else
+    cat "$WORK/cmake.log" >&2
+    fail "building libboltcodec or the C tests with the library under ASan"
+  fi
+else
+  echo "   skipped: no nightly toolchain (rustup toolchain install nightly)" >&2
 fi
 
 log "install, then use it through CMake and pkg-config"
