@@ -292,7 +292,7 @@ impl bc_connection {
             Encoder::with_options(&mut c.encoded, all).write_value(&v)?;
             let mut dec = Decoder::with_options(&c.encoded, permissive_options());
             c.tree.build(&mut dec)?;
-            out.value = c.tree.root().map_or(std::ptr::null(), std::ptr::from_ref);
+            out.value = c.tree.root().unwrap_or(std::ptr::null());
         }
         out.code = c.code.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         out.message = c.message.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());

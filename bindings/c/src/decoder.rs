@@ -66,7 +66,10 @@ impl From<bc_decode_limits> for DecodeLimits {
 pub struct bc_decoder {
     opts: DecodeOptions,
     copy_input: bool,
+    /// The copy of the last input (`BC_OPT_COPY_INPUT`), which its values point into.
     input: Vec<u8>,
+    /// The buffer the next copy is made in (see [`refill`]).
+    spare: Vec<u8>,
     tree: Tree,
     err: ErrorState,
 }
@@ -83,16 +86,16 @@ impl bc_decoder {
             opts: DecodeOptions::default(),
             copy_input: false,
             input: Vec::new(),
+            spare: Vec::new(),
             tree: Tree::default(),
             err: ErrorState::default(),
         }
     }
 
     /// Decodes one value from the start of `data`; returns the bytes it used.
-    fn decode(&mut self, data: &[u8], exact: bool) -> Res<(&bc_value, usize)> {
+    fn decode(&mut self, data: &[u8], exact: bool) -> Res<(*const bc_value, usize)> {
         let input: &[u8] = if self.copy_input {
-            self.input.clear();
-            self.input.extend_from_slice(data);
+            refill(&mut self.input, &mut self.spare, &[data]);
             &self.input
         } else {
             data
@@ -111,10 +114,22 @@ impl bc_decoder {
     }
 }
 
+/// Makes `input` a copy of `parts`, one after the other. The copy is made in `spare`,
+/// then the two are swapped: a part may be the bytes of a value of the previous decode
+/// (decoded again), which lie in `input`, and refilling `input` in place would
+/// overwrite them while they are read.
+fn refill(input: &mut Vec<u8>, spare: &mut Vec<u8>, parts: &[&[u8]]) {
+    spare.clear();
+    for part in parts {
+        spare.extend_from_slice(part);
+    }
+    std::mem::swap(input, spare);
+}
+
 impl bc_decoder {
     /// Decodes each of `parts` (slices of the same input) as exactly one value, as the
     /// items of one list. Reuses one `Decoder` for all.
-    fn decode_parts<'a>(&mut self, parts: impl Iterator<Item = &'a [u8]>) -> Res<&bc_value> {
+    fn decode_parts<'a>(&mut self, parts: impl Iterator<Item = &'a [u8]>) -> Res<*const bc_value> {
         self.tree.start_list();
         let mut dec: Option<Decoder<'a>> = None;
         for (i, part) in parts.enumerate() {
@@ -340,9 +355,8 @@ pub unsafe extern "C" fn bc_decoder_decode_all(
             if d.copy_input {
                 // Decode from a copy the decoder keeps (taken out of `d` for the borrow;
                 // moving the Vec back does not move its buffer).
-                let mut copy = std::mem::take(&mut d.input);
-                copy.clear();
-                copy.extend_from_slice(data);
+                refill(&mut d.input, &mut d.spare, &[data]);
+                let copy = std::mem::take(&mut d.input);
                 let root = decode_all(d, &copy);
                 d.input = copy;
                 out.set(root?);
@@ -381,7 +395,6 @@ fn decode_all(d: &mut bc_decoder, input: &[u8]) -> Res<*const bc_value> {
     d.tree.finish_list()?;
     d.tree
         .root()
-        .map(std::ptr::from_ref)
         .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))
 }
 
@@ -414,21 +427,20 @@ pub unsafe extern "C" fn bc_decoder_decode_messages(
                 parts.push(ffi::bytes(m.data, m.len)?);
             }
             if d.copy_input {
-                let mut copy = std::mem::take(&mut d.input);
-                copy.clear();
+                refill(&mut d.input, &mut d.spare, &parts);
+                let copy = std::mem::take(&mut d.input);
                 let mut ends = Vec::with_capacity(parts.len());
+                let mut end = 0;
                 for p in &parts {
-                    copy.extend_from_slice(p);
-                    ends.push(copy.len());
+                    end += p.len();
+                    ends.push(end);
                 }
                 let starts = std::iter::once(0).chain(ends.iter().copied());
-                let r = d
-                    .decode_parts(
-                        starts
-                            .zip(ends.iter().copied())
-                            .map(|(a, b)| copy.get(a..b).unwrap_or_default()),
-                    )
-                    .map(std::ptr::from_ref);
+                let r = d.decode_parts(
+                    starts
+                        .zip(ends.iter().copied())
+                        .map(|(a, b)| copy.get(a..b).unwrap_or_default()),
+                );
                 d.input = copy;
                 out.set(r?);
             } else {
@@ -454,6 +466,7 @@ pub unsafe extern "C" fn bc_decoder_reset(dec: *mut bc_decoder) -> bc_status {
         ffi::with_handle(dec, |d| {
             d.tree.clear();
             d.input.clear();
+            d.spare.clear();
             d.err.clear();
             Ok(())
         })

@@ -56,3 +56,6 @@ pub mod ffi;
 
 pub use status::{bc_error, bc_status};
 pub use value::{bc_payload, bc_value};
+
+#[cfg(test)]
+mod miri_tests;

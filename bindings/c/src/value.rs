@@ -261,8 +261,10 @@ pub(crate) struct Tree {
     scratch: Vec<bc_value>,
     /// The containers still open.
     open: Vec<Open>,
-    /// The root of the last value built.
-    root: Option<bc_value>,
+    /// The root node of the last value built. It is kept in the arena, not here: the
+    /// handle holding the tree is reborrowed mutably by every later call on it, which
+    /// would invalidate a pointer into the handle itself while C still reads it.
+    root: Option<*const bc_value>,
     /// The values of a list under construction (see [`Tree::start_list`]).
     roots: Vec<bc_value>,
 }
@@ -279,15 +281,16 @@ impl Tree {
 
     /// The root of the last value built. Its address is stable until the next build or
     /// clear.
-    pub(crate) fn root(&self) -> Option<&bc_value> {
-        self.root.as_ref()
+    pub(crate) fn root(&self) -> Option<*const bc_value> {
+        self.root
     }
 
     /// Builds the next complete value of `dec`, which must be at a value boundary
     /// (`dec.is_complete()`), as the only value of the tree.
     pub(crate) fn build(&mut self, dec: &mut Decoder<'_>) -> Res {
         self.clear();
-        self.root = Some(self.build_value(dec)?);
+        let root = self.build_value(dec)?;
+        self.root = Some(self.arena.alloc(std::slice::from_ref(&root)));
         Ok(())
     }
 
@@ -316,7 +319,8 @@ impl Tree {
             self.arena.alloc(&self.roots)
         };
         self.roots.clear();
-        self.root = Some(bc_value::sized(BC_TYPE_LIST, 0, len, bc_payload { items }));
+        let list = bc_value::sized(BC_TYPE_LIST, 0, len, bc_payload { items });
+        self.root = Some(self.arena.alloc(std::slice::from_ref(&list)));
         Ok(())
     }
 
