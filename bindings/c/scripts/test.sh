@@ -9,6 +9,7 @@
 #      ordinary library, then with the library itself built under AddressSanitizer
 #      (nightly `-Zsanitizer=address`), so that the loads and stores of its own `unsafe`
 #      FFI code are checked too, not only the C side (skipped without nightly);
+#   3b. the crate's Rust tests under Miri (scripts/miri.sh; skipped without nightly);
 #   4. `make install` into a temporary prefix, then build and run a consumer through the
 #      CMake package (shared and static) and through pkg-config;
 #   5. the example (examples/query.c, normal and sanitizer builds) against a real Neo4j
@@ -111,6 +112,19 @@ if rustup run nightly rustc --version >/dev/null 2>&1; then
   else
     cat "$WORK/cmake.log" >&2
     fail "building libboltcodec or the C tests with the library under ASan"
+  fi
+else
+  echo "   skipped: no nightly toolchain (rustup toolchain install nightly)" >&2
+fi
+
+log "the Rust tests of the C API under Miri"
+if rustup run nightly rustc --version >/dev/null 2>&1; then
+  if "$HERE/scripts/miri.sh" >"$WORK/miri.log" 2>&1; then
+    pass
+    grep -E '^test result:' "$WORK/miri.log" | sed 's/^/   /' >&2
+  else
+    tail -n 60 "$WORK/miri.log" >&2
+    fail "Miri (bindings/c/scripts/miri.sh)"
   fi
 else
   echo "   skipped: no nightly toolchain (rustup toolchain install nightly)" >&2
