@@ -423,8 +423,9 @@ typedef struct bc_error {
     enum bc_status status;
     /**
      * The byte offset the error refers to, or -1. Decode errors: offset in the decoded
-     * input; dechunk and connection errors: offset in the received stream; handshake
-     * errors: offset in the peer's handshake bytes.
+     * input; dechunk errors: offset in the stream fed to the dechunker; connection
+     * errors: offset in the server's bytes after its handshake reply (0 is the first byte
+     * of its first message); handshake errors: offset in the peer's handshake bytes.
      */
     int64_t offset;
     /**

@@ -101,8 +101,9 @@ pub struct bc_error {
     /// The status of the call that failed (`BC_OK` if none has failed).
     pub status: bc_status,
     /// The byte offset the error refers to, or -1. Decode errors: offset in the decoded
-    /// input; dechunk and connection errors: offset in the received stream; handshake
-    /// errors: offset in the peer's handshake bytes.
+    /// input; dechunk errors: offset in the stream fed to the dechunker; connection
+    /// errors: offset in the server's bytes after its handshake reply (0 is the first byte
+    /// of its first message); handshake errors: offset in the peer's handshake bytes.
     pub offset: i64,
     /// A NUL-terminated, human-readable description (never NULL; `""` if none). Owned by
     /// the handle: valid until the next call on that handle that fails, or its reset or
