@@ -5,10 +5,6 @@
 //! Input layout: every target reads a few control bytes first (options, version, how to
 //! split the stream) and treats the rest as the hostile payload. `fuzz/seed.py` writes
 //! seeds in the same layout.
-#![allow(unsafe_code)] // the counting allocator; the libraries under test forbid unsafe
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use bolt::BoltVersion;
 
@@ -92,65 +88,4 @@ pub fn pieces<'a>(data: &'a [u8], cuts: &[u16]) -> Vec<&'a [u8]> {
     at.windows(2).map(|w| &data[w[0]..w[1]]).collect()
 }
 
-/// The documented peak-memory bound for decoding `n` bytes of PackStream into a tree.
-pub fn packstream_bound(n: usize) -> usize {
-    96 * n + 64 * 1024
-}
-
-/// Counts the heap bytes live and at peak on the thread that asked for it.
-struct Counting;
-
-thread_local! {
-    static TRACK: Cell<bool> = const { Cell::new(false) };
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn count(delta: isize) {
-    if TRACK.try_with(Cell::get).unwrap_or(false) {
-        let _ = LIVE.try_with(|live| {
-            let now = live.get() + delta;
-            live.set(now);
-            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-        });
-    }
-}
-
-// SAFETY: forwards every call to `System` unchanged and only updates thread-local
-// counters, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size() as isize);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count(layout.size() as isize);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count(-(layout.size() as isize));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size as isize - layout.size() as isize);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-/// Runs `f` and returns its result and the peak heap bytes this thread held meanwhile
-/// (counted from zero at the start; frees of older memory can only lower it).
-pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LIVE.with(|l| l.set(0));
-    PEAK.with(|p| p.set(0));
-    TRACK.with(|t| t.set(true));
-    let out = f();
-    TRACK.with(|t| t.set(false));
-    (out, PEAK.with(Cell::get).max(0) as usize)
-}
+pub use alloc_count::{packstream_bound, peak_during};

@@ -2,71 +2,11 @@
 //! structures and the sans-IO connections. Every case must end in its documented error,
 //! without a panic or a hang, and within bounded memory (measured with a thread-local
 //! counting allocator, so other test threads do not disturb the count).
-#![allow(unsafe_code)] // the counting allocator below; the library itself forbids unsafe
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use bolt::structs::DisplayValue;
 use packstream::ValueRef;
 
-/// Counts the heap bytes live and at peak on the thread that asked for it.
-struct Counting;
-
-thread_local! {
-    static TRACK: Cell<bool> = const { Cell::new(false) };
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn count(delta: isize) {
-    // `try_with`: the thread-locals may already be gone while a thread shuts down.
-    if TRACK.try_with(Cell::get).unwrap_or(false) {
-        let _ = LIVE.try_with(|live| {
-            let now = live.get() + delta;
-            live.set(now);
-            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-        });
-    }
-}
-
-// SAFETY: forwards every call to `System` unchanged and only updates thread-local
-// counters, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size() as isize);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count(-(layout.size() as isize));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size as isize - layout.size() as isize);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-/// Peak bytes allocated by this thread while running `f`.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LIVE.with(|l| l.set(0));
-    PEAK.with(|p| p.set(0));
-    TRACK.with(|t| t.set(true));
-    let out = f();
-    TRACK.with(|t| t.set(false));
-    (out, PEAK.with(Cell::get).max(0) as usize)
-}
-
-/// The packstream bound for decoding `n` bytes into a tree.
-fn bound(n: usize) -> usize {
-    96 * n + 64 * 1024
-}
+use alloc_count::{packstream_bound as bound, peak_during};
 
 /// `depth` structures of an unknown tag, each the only field of the one around it,
 /// around a list of `width` integers.

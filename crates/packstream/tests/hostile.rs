@@ -4,71 +4,12 @@
 //! every API — `ValueRef`, `Value`, the pull `Decoder`, serde — without a panic, and
 //! within the documented peak memory of `96 * n + 64 KiB` for `n` input bytes, measured
 //! with a thread-local counting allocator (other test threads do not disturb it).
-#![allow(unsafe_code)] // the counting allocator below; the library itself forbids unsafe
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use packstream::{
     DecodeLimits, DecodeOptions, Decoder, Error, ErrorKind, Structure, Value, ValueRef,
 };
 
-struct Counting;
-
-thread_local! {
-    static TRACK: Cell<bool> = const { Cell::new(false) };
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn count(delta: isize) {
-    // `try_with`: the thread-locals may already be gone while a thread shuts down.
-    if TRACK.try_with(Cell::get).unwrap_or(false) {
-        let _ = LIVE.try_with(|live| {
-            let now = live.get() + delta;
-            live.set(now);
-            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-        });
-    }
-}
-
-// SAFETY: forwards every call to `System` unchanged and only updates thread-local
-// counters, which never allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size() as isize);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count(-(layout.size() as isize));
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size as isize - layout.size() as isize);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-/// Peak bytes allocated by this thread while running `f`.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LIVE.with(|l| l.set(0));
-    PEAK.with(|p| p.set(0));
-    TRACK.with(|t| t.set(true));
-    let out = f();
-    TRACK.with(|t| t.set(false));
-    (out, PEAK.with(Cell::get).max(0) as usize)
-}
-
-/// The documented bound for decoding `n` bytes into a tree.
-fn bound(n: usize) -> usize {
-    96 * n + 64 * 1024
-}
+use alloc_count::{packstream_bound as bound, peak_during};
 
 fn opts(uuid: bool, legacy: bool) -> DecodeOptions {
     DecodeOptions::default()

@@ -1,0 +1,82 @@
+//! Test support, not published: a global allocator that counts the heap bytes a thread
+//! holds, so that hostile-input tests and fuzz targets can assert how much memory a
+//! decode used at its peak. Only the thread inside [`peak_during`] is counted; other
+//! threads (other tests, proptest's generators) do not disturb the count.
+//!
+//! Linking this crate installs the allocator (it forwards every call to [`System`]):
+//!
+//! ```
+//! let (v, peak) = alloc_count::peak_during(|| vec![0u8; 1000]);
+//! assert_eq!(v.len(), 1000);
+//! assert!(peak >= 1000);
+//! ```
+#![allow(unsafe_code)] // the allocator; the libraries under test forbid unsafe
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// The documented peak-memory bound for decoding `n` bytes of PackStream into a tree,
+/// `96 * n + 64 KiB`: a tree node per input byte at most (a list item needs one byte, a
+/// map entry two), plus a constant.
+pub fn packstream_bound(n: usize) -> usize {
+    96 * n + 64 * 1024
+}
+
+/// Counts the heap bytes live and at peak on the thread that asked for it.
+struct Counting;
+
+thread_local! {
+    static TRACK: Cell<bool> = const { Cell::new(false) };
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn count(delta: isize) {
+    // `try_with`: the thread-locals may already be gone while a thread shuts down.
+    if TRACK.try_with(Cell::get).unwrap_or(false) {
+        let _ = LIVE.try_with(|live| {
+            let now = live.get() + delta;
+            live.set(now);
+            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+        });
+    }
+}
+
+// SAFETY: forwards every call to `System` unchanged and only updates thread-local
+// counters, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size() as isize);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count(layout.size() as isize);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count(-(layout.size() as isize));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size as isize - layout.size() as isize);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Runs `f` and returns its result and the peak heap bytes this thread held meanwhile
+/// (counted from zero at the start; frees of older memory can only lower it).
+pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    LIVE.with(|l| l.set(0));
+    PEAK.with(|p| p.set(0));
+    TRACK.with(|t| t.set(true));
+    let out = f();
+    TRACK.with(|t| t.set(false));
+    (out, PEAK.with(Cell::get).max(0) as usize)
+}
