@@ -103,22 +103,24 @@ log "C tests under ASan + UBSan, with libboltcodec itself built under ASan"
 # Without this step a Rust-side read past a buffer the caller passed goes unseen: only
 # the C code is instrumented. Its own target directory, so that the nightly build with
 # other flags does not invalidate the ordinary ones.
-if rustup run nightly rustc --version >/dev/null 2>&1; then
-  host=$(rustup run nightly rustc -vV | sed -n 's/^host: //p')
+# The nightly toolchain's host triple; empty without nightly (steps 3 and 3b skip).
+NIGHTLY_HOST=$(rustup run nightly rustc -vV 2>/dev/null | sed -n 's/^host: //p' || true)
+NO_NIGHTLY="   skipped: no nightly toolchain (rustup toolchain install nightly)"
+if [ -n "$NIGHTLY_HOST" ]; then
   if RUSTFLAGS="-Zsanitizer=address" CARGO_TARGET_DIR="$TARGET_DIR/rust-asan" \
-    cargo +nightly build -q -p boltcodec-c --target "$host" &&
-    build_tests "$WORK/rust-asan" "$TARGET_DIR/rust-asan/$host/debug" ON; then
+    cargo +nightly build -q -p boltcodec-c --target "$NIGHTLY_HOST" &&
+    build_tests "$WORK/rust-asan" "$TARGET_DIR/rust-asan/$NIGHTLY_HOST/debug" ON; then
     run_tests "$WORK/rust-asan" "asan+ubsan, instrumented library"
   else
     cat "$WORK/cmake.log" >&2
     fail "building libboltcodec or the C tests with the library under ASan"
   fi
 else
-  echo "   skipped: no nightly toolchain (rustup toolchain install nightly)" >&2
+  echo "$NO_NIGHTLY" >&2
 fi
 
 log "the Rust tests of the C API under Miri"
-if rustup run nightly rustc --version >/dev/null 2>&1; then
+if [ -n "$NIGHTLY_HOST" ]; then
   if "$HERE/scripts/miri.sh" >"$WORK/miri.log" 2>&1; then
     pass
     grep -E '^test result:' "$WORK/miri.log" | sed 's/^/   /' >&2
@@ -127,7 +129,7 @@ if rustup run nightly rustc --version >/dev/null 2>&1; then
     fail "Miri (bindings/c/scripts/miri.sh)"
   fi
 else
-  echo "   skipped: no nightly toolchain (rustup toolchain install nightly)" >&2
+  echo "$NO_NIGHTLY" >&2
 fi
 
 log "install, then use it through CMake and pkg-config"
