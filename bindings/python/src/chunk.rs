@@ -41,8 +41,8 @@ fn decode_message<'py>(
     Ok((tag, fields))
 }
 
-/// A push parser for the Bolt chunk stream (reference §4): feed it bytes as they arrive,
-/// take complete messages out.
+/// A push parser for the Bolt chunk stream (docs/protocol.md §4): feed it bytes as they
+/// arrive, take complete messages out.
 ///
 /// ``feed`` returns the raw messages; ``feed_messages`` also decodes them, all in one
 /// native call, into ``(tag, fields)`` pairs (for a RECORD, ``fields[0]`` is the list of

@@ -242,7 +242,7 @@ impl Conn {
     }
 }
 
-/// Roughly where the server is (reference §6), to pick requests it accepts.
+/// Roughly where the server is (docs/protocol.md §6), to pick requests it accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Authentication,

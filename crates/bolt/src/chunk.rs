@@ -1,4 +1,4 @@
-//! Message framing: chunking and de-chunking (reference §4).
+//! Message framing: chunking and de-chunking (docs/protocol.md §4).
 //!
 //! On the wire every Bolt message is cut into chunks, each a big-endian `u16` length
 //! (1…65 535) followed by that many bytes, and ended by the marker `00 00`. A `00 00`
@@ -64,7 +64,7 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
 
 /// The default maximum number of chunks in one message: 1 048 576 (2^20).
 ///
-/// Real senders use chunks of at least about 1 400 bytes (reference §4), so a 64 MiB
+/// Real senders use chunks of at least about 1 400 bytes (docs/protocol.md §4), so a 64 MiB
 /// message needs at most ~48 000 of them. The cap stops a peer from spending the
 /// receiver's time on floods of tiny (1-byte) chunks while still accepting any sender
 /// whose chunks average 64 bytes or more at the default message size.
@@ -173,8 +173,8 @@ impl MessageStart {
 ///
 /// Output is byte-identical to what any sender with the same chunk size produces: full
 /// chunks of `max_chunk_size` bytes and one shorter last chunk. Note that official
-/// drivers use smaller sizes (Python 16 384, Java 16 383; reference §4); receivers must
-/// accept any size.
+/// drivers use smaller sizes (Python 16 384, Java 16 383; docs/protocol.md §4); receivers
+/// must accept any size.
 ///
 /// ```
 /// use bolt::chunk::Chunker;
@@ -1102,7 +1102,7 @@ mod tests {
         assert_eq!(Chunker::default().max_chunk_size(), DEFAULT_MAX_CHUNK_SIZE);
     }
 
-    /// Reference §4 examples.
+    /// docs/protocol.md §4 examples.
     #[test]
     fn chunker_reference_examples() {
         let m16: Vec<u8> = (0..16).collect();

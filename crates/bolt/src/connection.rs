@@ -8,7 +8,7 @@
 //! * runs the handshake ([`ClientConfig`]: legacy proposals or manifest v1),
 //! * frames requests into chunks and de-chunks responses (zero-copy where possible),
 //! * lets you pipeline requests and matches every response to its request (FIFO),
-//! * tracks the server state (reference §6) and **refuses a request that the server
+//! * tracks the server state (docs/protocol.md §6) and **refuses a request that the server
 //!   could reject as a protocol violation** in any state it might be in once the
 //!   requests already queued have run, before a byte of it is written,
 //! * and gives back-pressure through `PULL {n}`: records arrive batch by batch and the
@@ -69,7 +69,7 @@ use crate::message::{
 };
 use crate::version::BoltVersion;
 
-/// The state of the server's side of a connection (reference §6.1).
+/// The state of the server's side of a connection (docs/protocol.md §6.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ServerState {
     /// The handshake is not finished.
@@ -234,8 +234,8 @@ impl Sv {
     }
 }
 
-/// Whether `kind` may be sent to a server in `sv` (reference §6.2–6.3). Requests that
-/// the server answers with IGNORED (in FAILED / INTERRUPTED) are allowed.
+/// Whether `kind` may be sent to a server in `sv` (docs/protocol.md §6.2–6.3). Requests
+/// that the server answers with IGNORED (in FAILED / INTERRUPTED) are allowed.
 fn allowed(kind: RequestKind, sv: Sv, v: BoltVersion) -> bool {
     use RequestKind as K;
     use ServerState as S;

@@ -1,4 +1,4 @@
-//! The Bolt version handshake, both roles, sans-IO (reference §3).
+//! The Bolt version handshake, both roles, sans-IO (docs/protocol.md §3).
 //!
 //! Nothing here touches a socket: each role is a small state machine that takes the
 //! bytes the peer sent (in pieces of any size) and says what to send back. The pure
@@ -18,9 +18,10 @@
 //!   chunked HELLO …                      ->
 //! ```
 //!
-//! A proposal is `00 RR mm MM`: version MM.mm and the RR minors below it (§3.3), or the
-//! manifest marker `00 00 01 FF` (§3.4). The manifest's counts and capabilities are
-//! unsigned LEB128 varints of at most 10 bytes ([`decode_varint`]).
+//! A proposal is `00 RR mm MM`: version MM.mm and the RR minors below it
+//! (docs/protocol.md §3.3), or the manifest marker `00 00 01 FF` (§3.4). The manifest's
+//! counts and capabilities are unsigned LEB128 varints of at most 10 bytes
+//! ([`decode_varint`]).
 //!
 //! # Example: a client and a server talking to each other
 //!
@@ -54,11 +55,11 @@
 
 use crate::version::BoltVersion;
 
-/// The 4 bytes every Bolt client sends first (reference §3.2).
+/// The 4 bytes every Bolt client sends first (docs/protocol.md §3.2).
 pub const MAGIC: [u8; 4] = [0x60, 0x60, 0xB0, 0x17];
 
 /// The proposal slot (and server reply) announcing handshake manifest v1: two reserved
-/// zero bytes, manifest version `01`, marker `FF` (reference §3.4).
+/// zero bytes, manifest version `01`, marker `FF` (docs/protocol.md §3.4).
 pub const MANIFEST_V1: [u8; 4] = [0x00, 0x00, 0x01, 0xFF];
 
 /// The "no version" slot filler and the server's "nothing in common" reply.
@@ -67,7 +68,7 @@ pub const NO_VERSION: [u8; 4] = [0; 4];
 /// Length of the client's opening bytes: magic plus four 4-byte proposals.
 pub const CLIENT_HELLO_LEN: usize = 20;
 
-/// The longest accepted varint: 10 bytes carry 64 bits (reference §3.4).
+/// The longest accepted varint: 10 bytes carry 64 bits (docs/protocol.md §3.4).
 pub const MAX_VARINT_LEN: usize = 10;
 
 /// The most version ranges accepted in a manifest offer. Real servers send about four;
@@ -202,7 +203,7 @@ pub enum HandshakeError {
 // ---------------------------------------------------------------------------------------
 
 /// Appends `value` as an unsigned LEB128 varint (7 bits per byte, least significant group
-/// first, `0x80` = more bytes follow; reference §3.4). Writes 1 to 10 bytes.
+/// first, `0x80` = more bytes follow; docs/protocol.md §3.4). Writes 1 to 10 bytes.
 ///
 /// ```
 /// let mut out = Vec::new();
@@ -277,7 +278,7 @@ fn decode_varint_at(input: &[u8], base: usize) -> Result<Status<(u64, usize)>, H
 // ---------------------------------------------------------------------------------------
 
 /// A contiguous range of minor versions of one major version, as carried in a proposal
-/// slot or manifest entry `00 RR mm MM`: MM.mm down to MM.(mm−RR) (reference §3.3).
+/// slot or manifest entry `00 RR mm MM`: MM.mm down to MM.(mm−RR) (docs/protocol.md §3.3).
 ///
 /// A range never crosses a major version. If RR exceeds mm the range stops at minor 0.
 ///
@@ -330,8 +331,8 @@ impl VersionRange {
 
     /// Reads a slot `00 RR mm MM`. The first (reserved) byte is ignored.
     ///
-    /// Slots are read the way their era wrote them (reference §3.3, §9.1): for Bolt 1–3
-    /// only the major byte counts (minor and range are taken as 0); from 4.0 the minor
+    /// Slots are read the way their era wrote them (docs/protocol.md §3.3, §9.1): for Bolt
+    /// 1–3 only the major byte counts (minor and range are taken as 0); from 4.0 the minor
     /// byte, and the range byte (introduced with 4.3, back-ported to 4.2) are honoured.
     /// A pre-4.3 client writes 0 in the range byte, so honouring it is always safe.
     #[must_use]
@@ -459,7 +460,7 @@ impl Proposal {
 // Wire pieces: pure parsers and encoders
 // ---------------------------------------------------------------------------------------
 
-/// The client's opening 20 bytes: magic and four proposals (reference §3.2, §3.3).
+/// The client's opening 20 bytes: magic and four proposals (docs/protocol.md §3.2, §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClientHello {
     /// The four proposals, in the client's order of preference.
@@ -525,7 +526,7 @@ fn strict_version(bytes: [u8; 4], offset: usize) -> Result<BoltVersion, Handshak
 }
 
 /// The server's list of versions and capabilities in a manifest v1 exchange
-/// (reference §3.4).
+/// (docs/protocol.md §3.4).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ManifestOffer {
     /// The offered version ranges, in the server's order.
@@ -667,7 +668,7 @@ impl ServerResponse {
 }
 
 /// The client's answer to a manifest offer: one exact version and the capability bits it
-/// selects (reference §3.4). Version `0.0` means "nothing in common".
+/// selects (docs/protocol.md §3.4). Version `0.0` means "nothing in common".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ManifestPick {
     /// The chosen version (`0.0` = none).
@@ -837,7 +838,7 @@ impl ClientConfig {
     }
 
     /// Sets the capability bits this client understands; the pick selects the offered
-    /// ones among them. No public bits exist yet (reference §3.4, §11): keep 0.
+    /// ones among them. No public bits exist yet (docs/protocol.md §3.4, §11): keep 0.
     #[must_use]
     pub fn with_capabilities(mut self, capabilities: u64) -> Self {
         self.capabilities = capabilities;
@@ -1145,7 +1146,7 @@ enum ServerPhase {
 /// version (the newest of its range) or an acceptable manifest marker wins. 4.1 and 4.2
 /// are interchangeable: when a range holds no version the server supports exactly but
 /// one it supports through that equivalence, the reply names the version as the client
-/// wrote it (reference §3.3, §9.1).
+/// wrote it (docs/protocol.md §3.3, §9.1).
 ///
 /// ```
 /// use bolt::handshake::{ServerConfig, ServerHandshake, Step};
@@ -1357,7 +1358,7 @@ mod tests {
 
     #[test]
     fn varint_vectors() {
-        // reference §3.4
+        // docs/protocol.md §3.4
         let table: [(u64, &str); 9] = [
             (0, "00"),
             (1, "01"),
@@ -1586,7 +1587,7 @@ mod tests {
         }
     }
 
-    /// Reference §3.3 examples.
+    /// docs/protocol.md §3.3 examples.
     #[test]
     fn reference_legacy_examples() {
         // a 4.1 server and the offer 4.3..4.0, 4.1, 4.0, 3
@@ -1645,8 +1646,8 @@ mod tests {
         );
     }
 
-    /// Reference §3.4, the docs example: a client supporting up to 5.7 with capability
-    /// bit 0b1000.
+    /// docs/protocol.md §3.4, the docs example: a client supporting up to 5.7 with
+    /// capability bit 0b1000.
     #[test]
     fn reference_manifest_example() {
         let supported: Vec<V> = V::SUPPORTED
@@ -1668,8 +1669,8 @@ mod tests {
         );
     }
 
-    /// Reference §3.4, the testkit vectors (driver supporting up to 5.7; unknown majors
-    /// skipped; a wide range does not make the client pick a version it lacks).
+    /// docs/protocol.md §3.4, the testkit vectors (driver supporting up to 5.7; unknown
+    /// majors skipped; a wide range does not make the client pick a version it lacks).
     #[test]
     fn testkit_manifest_vectors() {
         let up_to_5_7: Vec<V> = V::SUPPORTED

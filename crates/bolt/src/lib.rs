@@ -8,8 +8,8 @@
 //! * [`version`]: [`BoltVersion`], the negotiated version and the one place that answers
 //!   every version-dependent question (field counts, message shapes, metadata keys).
 //! * [`handshake`]: both roles of the handshake, the legacy four-proposal form and
-//!   manifest v1 (reference §3).
-//! * [`chunk`]: [`Chunker`] and [`Dechunker`], message framing (reference §4); the
+//!   manifest v1 (docs/protocol.md §3).
+//! * [`chunk`]: [`Chunker`] and [`Dechunker`], message framing (docs/protocol.md §4); the
 //!   dechunker hands out messages as slices of the input whenever it can.
 //! * [`message`]: every request and response of every version as typed, borrowed
 //!   values; lazy RECORDs and a batch API that decodes a whole PULL response per call.

@@ -4,8 +4,8 @@
 //! the **one translation point** for behaviour that differs between protocol versions:
 //! the message and structure layers ask it (`version.has_element_ids()`,
 //! `version.run_field_count()`, …) instead of comparing version numbers themselves.
-//! Every query names its rule and the section of the project's protocol reference
-//! (`bolt-reference.md`) it comes from.
+//! Every query names its rule and the section of the project's protocol reference,
+//! `docs/protocol.md`, that it comes from.
 //!
 //! # Which versions exist here
 //!
@@ -14,7 +14,7 @@
 //! * [`BoltVersion::DECODE_ONLY`]: 4.3, 4.2, 4.1, 4.0 and 3.0; known (their rules are
 //!   answered correctly, for example to read old captures) but not offered by default.
 //! * **5.5 is never selectable.** It was released only in some drivers and no server ever
-//!   negotiates it (reference §7, §10). There is deliberately no `V5_5` constant;
+//!   negotiates it (docs/protocol.md §7, §10). There is deliberately no `V5_5` constant;
 //!   `BoltVersion::new(5, 5)` can be built (for instance to talk about a peer's range),
 //!   but [`BoltVersion::is_known`] is `false` for it and the handshake never picks it,
 //!   even when a peer's range such as 5.8–5.0 covers it.
@@ -44,8 +44,8 @@ use core::str::FromStr;
 /// A negotiated (or proposed) Bolt protocol version.
 ///
 /// Holds the version number, whether the Bolt 4.3/4.4 `"utc"` patch is active, and the
-/// capability bits agreed in a manifest v1 handshake (reference §3.4; currently no public
-/// bits exist, so this is normally 0).
+/// capability bits agreed in a manifest v1 handshake (docs/protocol.md §3.4; currently no
+/// public bits exist, so this is normally 0).
 ///
 /// The type is `Copy`, cheap to pass by value, and all its queries are `const fn`.
 ///
@@ -64,7 +64,7 @@ pub struct BoltVersion {
     capabilities: u64,
 }
 
-/// The shape of ROUTE's third field (reference §5.9).
+/// The shape of ROUTE's third field (docs/protocol.md §5.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RouteDbField {
     /// Bolt 4.3: `db: String | null`.
@@ -169,16 +169,16 @@ impl BoltVersion {
 
     /// This version with the `"utc"` patch flag set or cleared.
     ///
-    /// Set it when the server's HELLO SUCCESS echoed `"patch_bolt": ["utc"]` (reference
-    /// §2.6). The patch exists only for 4.3 and 4.4: on any other version the flag is
-    /// stored as `false` (5.0+ is always UTC, older versions never are).
+    /// Set it when the server's HELLO SUCCESS echoed `"patch_bolt": ["utc"]`
+    /// (docs/protocol.md §2.6). The patch exists only for 4.3 and 4.4: on any other version
+    /// the flag is stored as `false` (5.0+ is always UTC, older versions never are).
     #[must_use]
     pub const fn with_utc_patch(mut self, active: bool) -> Self {
         self.utc_patch = active && self.supports_utc_patch();
         self
     }
 
-    /// This version with the given manifest capability bits (reference §3.4).
+    /// This version with the given manifest capability bits (docs/protocol.md §3.4).
     #[must_use]
     pub const fn with_capabilities(mut self, capabilities: u64) -> Self {
         self.capabilities = capabilities;
@@ -193,7 +193,7 @@ impl BoltVersion {
     }
 
     /// Whether `self` speaks the same protocol as `other`: the same number, or one is 4.1
-    /// and the other 4.2 ("4.2 ≈ 4.1", reference §3.3, §7).
+    /// and the other 4.2 ("4.2 ≈ 4.1", docs/protocol.md §3.3, §7).
     #[must_use]
     pub const fn is_equivalent(self, other: Self) -> bool {
         self.same_number(other) || (self.is_4_1_or_4_2() && other.is_4_1_or_4_2())
@@ -214,7 +214,7 @@ impl BoltVersion {
     pub const fn is_supported(self) -> bool {
         match self.major {
             4 => self.minor == 4,
-            // 5.5 is excluded on purpose (reference §7, §10).
+            // 5.5 is excluded on purpose (docs/protocol.md §7, §10).
             5 => self.minor <= 8 && self.minor != 5,
             6 => self.minor <= 1,
             _ => false,
@@ -236,7 +236,7 @@ impl BoltVersion {
     }
 
     /// The 4 handshake bytes naming exactly this version: `00 00 minor major`
-    /// (reference §3.3).
+    /// (docs/protocol.md §3.3).
     #[must_use]
     pub const fn to_bytes(self) -> [u8; 4] {
         [0, 0, self.minor, self.major]
@@ -247,34 +247,34 @@ impl BoltVersion {
     // ----------------------------------------------------------------------------------
 
     /// v3+: the first message is HELLO `extra: Dict`; before v3 it was INIT
-    /// `user_agent, auth_token` (reference §5.2, §5.3).
+    /// `user_agent, auth_token` (docs/protocol.md §5.2, §5.3).
     #[must_use]
     pub const fn uses_hello(self) -> bool {
         self.major >= 3
     }
 
-    /// v3+: GOODBYE (`02`) exists (reference §5.5).
+    /// v3+: GOODBYE (`02`) exists (docs/protocol.md §5.5).
     #[must_use]
     pub const fn has_goodbye(self) -> bool {
         self.major >= 3
     }
 
     /// v1–v2 only: ACK_FAILURE (`0E`) acknowledges a FAILURE; from v3 RESET does
-    /// (reference §5.5, §6.4).
+    /// (docs/protocol.md §5.5, §6.4).
     #[must_use]
     pub const fn has_ack_failure(self) -> bool {
         self.major <= 2
     }
 
     /// v3+: explicit transactions with BEGIN/COMMIT/ROLLBACK and the TX_READY /
-    /// TX_STREAMING states (reference §5.7, §6.3).
+    /// TX_STREAMING states (docs/protocol.md §5.7, §6.3).
     #[must_use]
     pub const fn has_explicit_transactions(self) -> bool {
         self.major >= 3
     }
 
     /// RUN arity: 2 fields (`query, parameters`) in v1–v2, 3 (`query, parameters, extra`)
-    /// from v3 (reference §5.6).
+    /// from v3 (docs/protocol.md §5.6).
     #[must_use]
     pub const fn run_field_count(self) -> u8 {
         if self.major >= 3 {
@@ -286,13 +286,13 @@ impl BoltVersion {
 
     /// v4.0+: PULL and DISCARD carry one field `extra: Dict { n, qid }`; before that they
     /// are the field-less PULL_ALL / DISCARD_ALL. The same versions add `has_more` to
-    /// their SUCCESS (reference §5.8).
+    /// their SUCCESS (docs/protocol.md §5.8).
     #[must_use]
     pub const fn pull_discard_has_extra(self) -> bool {
         self.major >= 4
     }
 
-    /// Field count of PULL / DISCARD: 1 from v4.0, 0 before (reference §5.1, §5.8).
+    /// Field count of PULL / DISCARD: 1 from v4.0, 0 before (docs/protocol.md §5.1, §5.8).
     #[must_use]
     pub const fn pull_discard_field_count(self) -> u8 {
         if self.pull_discard_has_extra() {
@@ -303,41 +303,41 @@ impl BoltVersion {
     }
 
     /// v4.0+: RUN SUCCESS inside a transaction carries `qid`, PULL/DISCARD accept it,
-    /// and several results can be open in one transaction (reference §5.6, §6.3).
+    /// and several results can be open in one transaction (docs/protocol.md §5.6, §6.3).
     #[must_use]
     pub const fn has_qid(self) -> bool {
         self.major >= 4
     }
 
     /// v4.0+: `db` (multi-database) in RUN and BEGIN extra, and in the final PULL SUCCESS
-    /// (reference §5.6, §5.8).
+    /// (docs/protocol.md §5.6, §5.8).
     #[must_use]
     pub const fn has_database(self) -> bool {
         self.major >= 4
     }
 
-    /// v4.1+: HELLO's `routing` context (server-side routing) (reference §5.3, §7).
+    /// v4.1+: HELLO's `routing` context (server-side routing) (docs/protocol.md §5.3, §7).
     #[must_use]
     pub const fn has_routing_context(self) -> bool {
         self.at_least(4, 1)
     }
 
     /// v4.1+: NOOP chunks (`00 00` between messages) may be sent; from v4.3 the server may
-    /// send them in any state as keep-alives (reference §4). The dechunker accepts NOOPs
-    /// on every version.
+    /// send them in any state as keep-alives (docs/protocol.md §4). The dechunker accepts
+    /// NOOPs on every version.
     #[must_use]
     pub const fn has_noop(self) -> bool {
         self.at_least(4, 1)
     }
 
-    /// v4.3+: the ROUTE message (`66`) exists (reference §5.9).
+    /// v4.3+: the ROUTE message (`66`) exists (docs/protocol.md §5.9).
     #[must_use]
     pub const fn has_route_message(self) -> bool {
         self.at_least(4, 3)
     }
 
     /// The shape of ROUTE's third field: `db: String|null` in 4.3, `extra: Dict` from 4.4;
-    /// `None` when ROUTE does not exist (reference §5.9).
+    /// `None` when ROUTE does not exist (docs/protocol.md §5.9).
     #[must_use]
     pub const fn route_db_field(self) -> Option<RouteDbField> {
         if self.at_least(4, 4) {
@@ -350,14 +350,14 @@ impl BoltVersion {
     }
 
     /// v4.3+: HELLO SUCCESS carries `hints` (e.g. `connection.recv_timeout_seconds`)
-    /// (reference §5.3, §5.12).
+    /// (docs/protocol.md §5.3, §5.12).
     #[must_use]
     pub const fn has_hints(self) -> bool {
         self.at_least(4, 3)
     }
 
     /// v4.4+: `imp_user` (impersonation) in RUN, BEGIN and ROUTE, and `rt.db` in the
-    /// ROUTE reply (reference §5.6, §5.9, §7).
+    /// ROUTE reply (docs/protocol.md §5.6, §5.9, §7).
     #[must_use]
     pub const fn has_impersonation(self) -> bool {
         self.at_least(4, 4)
@@ -365,21 +365,22 @@ impl BoltVersion {
 
     /// v3 up to and including v5.0: the auth entries (`scheme`, `principal`,
     /// `credentials`, …) travel inside HELLO. From 5.1 they go only in LOGON
-    /// (reference §5.3, §5.4).
+    /// (docs/protocol.md §5.3, §5.4).
     #[must_use]
     pub const fn hello_carries_auth(self) -> bool {
         self.major >= 3 && !self.at_least(5, 1)
     }
 
     /// v5.1+: LOGON (`6A`) / LOGOFF (`6B`) and the AUTHENTICATION state
-    /// (reference §5.4, §6.1).
+    /// (docs/protocol.md §5.4, §6.1).
     #[must_use]
     pub const fn has_logon(self) -> bool {
         self.at_least(5, 1)
     }
 
     /// v5.2+: notification filters (`notifications_minimum_severity` and the disabled
-    /// categories/classifications key) in HELLO, BEGIN and RUN (reference §5.3, §5.6).
+    /// categories/classifications key) in HELLO, BEGIN and RUN (docs/protocol.md §5.3,
+    /// §5.6).
     #[must_use]
     pub const fn has_notification_filters(self) -> bool {
         self.at_least(5, 2)
@@ -388,7 +389,8 @@ impl BoltVersion {
     /// The key that disables notification groups in HELLO/BEGIN/RUN:
     /// `notifications_disabled_categories` in 5.2–5.4 and
     /// `notifications_disabled_classifications` from 5.6; `None` before 5.2
-    /// (reference §5.3, §5.6, §7). (5.5, never negotiated, would get the 5.2–5.4 key.)
+    /// (docs/protocol.md §5.3, §5.6, §7). (5.5, never negotiated, would get the 5.2–5.4
+    /// key.)
     #[must_use]
     pub const fn disabled_notifications_key(self) -> Option<&'static str> {
         if self.at_least(5, 6) {
@@ -400,28 +402,28 @@ impl BoltVersion {
         }
     }
 
-    /// v5.3+: `bolt_agent` in HELLO, mandatory (reference §5.3).
+    /// v5.3+: `bolt_agent` in HELLO, mandatory (docs/protocol.md §5.3).
     #[must_use]
     pub const fn has_bolt_agent(self) -> bool {
         self.at_least(5, 3)
     }
 
     /// v5.4+: the TELEMETRY message (`54`) and the `telemetry.enabled` hint
-    /// (reference §5.10, §5.12).
+    /// (docs/protocol.md §5.10, §5.12).
     #[must_use]
     pub const fn has_telemetry(self) -> bool {
         self.at_least(5, 4)
     }
 
     /// v5.6+: PULL/DISCARD SUCCESS reports GQL status objects under `statuses` instead
-    /// of `notifications` (reference §5.8, §5.12).
+    /// of `notifications` (docs/protocol.md §5.8, §5.12).
     #[must_use]
     pub const fn notification_statuses(self) -> bool {
         self.at_least(5, 6)
     }
 
     /// The summary key holding notifications: `"statuses"` from 5.6, `"notifications"`
-    /// before (reference §5.8).
+    /// before (docs/protocol.md §5.8).
     #[must_use]
     pub const fn summary_notifications_key(self) -> &'static str {
         if self.notification_statuses() {
@@ -432,14 +434,14 @@ impl BoltVersion {
     }
 
     /// v5.7+: GQL-style FAILURE metadata (`neo4j_code`, `gql_status`, `description`,
-    /// `diagnostic_record`, `cause`; no `code`) (reference §5.11).
+    /// `diagnostic_record`, `cause`; no `code`) (docs/protocol.md §5.11).
     #[must_use]
     pub const fn gql_failures(self) -> bool {
         self.at_least(5, 7)
     }
 
     /// The FAILURE key holding the Neo4j status code: `"neo4j_code"` from 5.7, `"code"`
-    /// before (reference §5.11).
+    /// before (docs/protocol.md §5.11).
     #[must_use]
     pub const fn failure_code_key(self) -> &'static str {
         if self.gql_failures() {
@@ -450,17 +452,17 @@ impl BoltVersion {
     }
 
     /// v5.7+: the handshake manifest v1 exists, and a HELLO SUCCESS on a connection that
-    /// was negotiated through it carries `protocol_version` (reference §3.4, §5.3). Do not
-    /// rely on which version introduced the manifest during the handshake itself
-    /// (reference §11): the handshake decides by bytes, not by this query.
+    /// was negotiated through it carries `protocol_version` (docs/protocol.md §3.4, §5.3).
+    /// Do not rely on which version introduced the manifest during the handshake itself
+    /// (docs/protocol.md §11): the handshake decides by bytes, not by this query.
     #[must_use]
     pub const fn has_manifest_handshake(self) -> bool {
         self.at_least(5, 7)
     }
 
     /// v5.8+: home-database resolution (`db` in RUN/BEGIN SUCCESS when none was given),
-    /// the `ssr.enabled` hint and `advertised_address` in LOGON SUCCESS (reference §5.4,
-    /// §5.6, §5.7, §5.12).
+    /// the `ssr.enabled` hint and `advertised_address` in LOGON SUCCESS
+    /// (docs/protocol.md §5.4, §5.6, §5.7, §5.12).
     #[must_use]
     pub const fn has_home_database_resolution(self) -> bool {
         self.at_least(5, 8)
@@ -468,7 +470,7 @@ impl BoltVersion {
 
     /// Start/finish timing keys in RUN and PULL/DISCARD SUCCESS: `("t_first", "t_last")`
     /// from v3, `("result_available_after", "result_consumed_after")` before
-    /// (reference §5.6, §5.8).
+    /// (docs/protocol.md §5.6, §5.8).
     #[must_use]
     pub const fn result_timing_keys(self) -> (&'static str, &'static str) {
         if self.major >= 3 {
@@ -479,7 +481,7 @@ impl BoltVersion {
     }
 
     /// From 6.0 the FAILURE `message` text may change at any time; match on `gql_status`
-    /// instead. `true` before 6.0 (reference §5.11).
+    /// instead. `true` before 6.0 (docs/protocol.md §5.11).
     #[must_use]
     pub const fn failure_message_is_stable(self) -> bool {
         self.major < 6
@@ -490,20 +492,20 @@ impl BoltVersion {
     // ----------------------------------------------------------------------------------
 
     /// v2+: the temporal and spatial structures (Date, Time, …, Point2D, Point3D)
-    /// (reference §2.1, §7).
+    /// (docs/protocol.md §2.1, §7).
     #[must_use]
     pub const fn has_temporal_spatial(self) -> bool {
         self.major >= 2
     }
 
     /// v5.0+: Node, Relationship and UnboundRelationship carry element ids
-    /// (reference §2.2–§2.4).
+    /// (docs/protocol.md §2.2–§2.4).
     #[must_use]
     pub const fn has_element_ids(self) -> bool {
         self.major >= 5
     }
 
-    /// Node (`4E`) field count: 4 from v5.0, 3 before (reference §2.2).
+    /// Node (`4E`) field count: 4 from v5.0, 3 before (docs/protocol.md §2.2).
     #[must_use]
     pub const fn node_field_count(self) -> u8 {
         if self.has_element_ids() {
@@ -513,7 +515,7 @@ impl BoltVersion {
         }
     }
 
-    /// Relationship (`52`) field count: 8 from v5.0, 5 before (reference §2.3).
+    /// Relationship (`52`) field count: 8 from v5.0, 5 before (docs/protocol.md §2.3).
     #[must_use]
     pub const fn relationship_field_count(self) -> u8 {
         if self.has_element_ids() {
@@ -523,7 +525,8 @@ impl BoltVersion {
         }
     }
 
-    /// UnboundRelationship (`72`) field count: 4 from v5.0, 3 before (reference §2.4).
+    /// UnboundRelationship (`72`) field count: 4 from v5.0, 3 before
+    /// (docs/protocol.md §2.4).
     #[must_use]
     pub const fn unbound_relationship_field_count(self) -> u8 {
         if self.has_element_ids() {
@@ -534,7 +537,7 @@ impl BoltVersion {
     }
 
     /// Whether the `"utc"` patch can be requested (HELLO `patch_bolt`): 4.3 and 4.4 only
-    /// (reference §2.6, §5.3).
+    /// (docs/protocol.md §2.6, §5.3).
     #[must_use]
     pub const fn supports_utc_patch(self) -> bool {
         self.major == 4 && (self.minor == 3 || self.minor == 4)
@@ -542,14 +545,14 @@ impl BoltVersion {
 
     /// Whether DateTime values use the UTC-based structs `49`/`69`: always from 5.0, and
     /// on 4.3/4.4 once the `"utc"` patch is active; otherwise the legacy `46`/`66`.
-    /// A connection accepts one pair, never both (reference §2.6, §2.9).
+    /// A connection accepts one pair, never both (docs/protocol.md §2.6, §2.9).
     #[must_use]
     pub const fn utc_datetime(self) -> bool {
         self.major >= 5 || (self.utc_patch && self.supports_utc_patch())
     }
 
     /// The DateTime struct tag in use: `0x49` (`I`) when [`Self::utc_datetime`], else the
-    /// legacy `0x46` (`F`) (reference §2.6).
+    /// legacy `0x46` (`F`) (docs/protocol.md §2.6).
     #[must_use]
     pub const fn datetime_tag(self) -> u8 {
         if self.utc_datetime() {
@@ -560,7 +563,7 @@ impl BoltVersion {
     }
 
     /// The DateTimeZoneId struct tag in use: `0x69` (`i`) when [`Self::utc_datetime`],
-    /// else the legacy `0x66` (`f`) (reference §2.6).
+    /// else the legacy `0x66` (`f`) (docs/protocol.md §2.6).
     #[must_use]
     pub const fn datetime_zone_id_tag(self) -> u8 {
         if self.utc_datetime() {
@@ -570,26 +573,28 @@ impl BoltVersion {
         }
     }
 
-    /// v6.0+: the Vector structure (`56`) (reference §2.8).
+    /// v6.0+: the Vector structure (`56`) (docs/protocol.md §2.8).
     #[must_use]
     pub const fn has_vector(self) -> bool {
         self.major >= 6
     }
 
-    /// v6.0+: the UnsupportedType structure (`3F`, server to client) (reference §2.8).
+    /// v6.0+: the UnsupportedType structure (`3F`, server to client)
+    /// (docs/protocol.md §2.8).
     #[must_use]
     pub const fn has_unsupported_type(self) -> bool {
         self.major >= 6
     }
 
     /// v6.1+: the UUID value (PackStream "v2" marker `E0` + 16 bytes). Before 6.1 the
-    /// marker is reserved and must be rejected (reference §1.11, §1.13).
+    /// marker is reserved and must be rejected (docs/protocol.md §1.11, §1.13).
     #[must_use]
     pub const fn has_uuid(self) -> bool {
         self.at_least(6, 1)
     }
 
-    /// The PackStream generation: 2 (adds UUID) from 6.1, 1 before (reference §1.11).
+    /// The PackStream generation: 2 (adds UUID) from 6.1, 1 before
+    /// (docs/protocol.md §1.11).
     #[must_use]
     pub const fn packstream_version(self) -> u8 {
         if self.has_uuid() {

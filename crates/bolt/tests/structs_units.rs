@@ -1,4 +1,4 @@
-//! Unit tests of `bolt::structs`: the examples of the protocol reference §2, field
+//! Unit tests of `bolt::structs`: the examples of docs/protocol.md §2, field
 //! counts and tags per version, every broken-value reason, encoding errors and the
 //! `Display` forms.
 
@@ -107,7 +107,7 @@ fn valid_fields(kind: StructKind, v: BoltVersion) -> Vec<ValueRef<'static>> {
 }
 
 // ---------------------------------------------------------------------------------------
-// Reference §2 examples
+// docs/protocol.md §2 examples
 // ---------------------------------------------------------------------------------------
 
 #[test]
@@ -693,7 +693,7 @@ fn unsupported_type() {
 
 #[test]
 fn uuid_is_a_marker_not_a_struct() {
-    // testkit's RECORD [uuid] (reference §1.11), without chunking.
+    // testkit's RECORD [uuid] (docs/protocol.md §1.11), without chunking.
     let record = hex("B1 71 91 E0 55 0E 84 00 E2 9B 41 D4 A7 16 44 66 55 44 00 00");
     assert!(
         ValueRef::decode_exact(&record).is_err(),

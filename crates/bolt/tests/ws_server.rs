@@ -1,4 +1,4 @@
-//! Bolt over WebSocket against a real Neo4j server (reference §8).
+//! Bolt over WebSocket against a real Neo4j server (docs/protocol.md §8).
 //!
 //! Run through the server script, for example:
 //!

@@ -1,6 +1,6 @@
 //! Connection set-up and authentication: HELLO, INIT (Bolt 1/2), LOGON (5.1+) and the
-//! `bolt_agent` dict (reference §5.2–§5.4). The field-less LOGOFF, GOODBYE, RESET and
-//! ACK_FAILURE are plain [`Request`](super::Request) variants.
+//! `bolt_agent` dict (docs/protocol.md §5.2–§5.4). The field-less LOGOFF, GOODBYE, RESET
+//! and ACK_FAILURE are plain [`Request`](super::Request) variants.
 
 use super::dict::{get_str, Dict, Entries, IntoValueRef};
 
@@ -43,7 +43,7 @@ macro_rules! auth_accessors {
 }
 
 /// The notification filter accessors and builders shared by HELLO, RUN and BEGIN
-/// (reference §5.3, §5.6).
+/// (docs/protocol.md §5.3, §5.6).
 macro_rules! notification_filters {
     ($ty:ident, $field:ident) => {
         impl<'a> $ty<'a> {
@@ -106,7 +106,7 @@ macro_rules! notification_filters {
 pub(crate) use notification_filters;
 
 /// `bolt_agent`, the HELLO entry (v5.3+, mandatory) naming the *driver*
-/// (reference §5.3).
+/// (docs/protocol.md §5.3).
 ///
 /// ```
 /// use bolt::message::BoltAgent;
@@ -190,7 +190,7 @@ impl<'a> BoltAgent<'a> {
     }
 }
 
-/// HELLO (`01`, v3+): `extra: Dict` (reference §5.3).
+/// HELLO (`01`, v3+): `extra: Dict` (docs/protocol.md §5.3).
 ///
 /// Keys: `user_agent`; `routing` (v4.1+); `patch_bolt` (4.3–4.4); the notification
 /// filters (v5.2+); `bolt_agent` (v5.3+, mandatory); and up to 5.0 the auth entries
@@ -203,7 +203,7 @@ impl<'a> BoltAgent<'a> {
 /// use bolt::message::{BoltAgent, Hello, Request};
 /// use bolt::BoltVersion;
 ///
-/// // Reference §5.1 example.
+/// // docs/protocol.md §5.1 example.
 /// let hello = Hello::new("my-app/1.0").with_bolt_agent(BoltAgent::new("rust-bolt/0.1"));
 /// let bytes = Request::Hello(hello.clone()).to_vec(BoltVersion::V5_8)?;
 /// assert_eq!(&bytes[..4], [0xB1, 0x01, 0xA2, 0x8A]);
@@ -315,7 +315,7 @@ impl<'a> Hello<'a> {
 auth_accessors!(Hello, extra);
 notification_filters!(Hello, extra);
 
-/// INIT (`01`, Bolt 1/2): `user_agent: String, auth_token: Dict` (reference §5.2).
+/// INIT (`01`, Bolt 1/2): `user_agent: String, auth_token: Dict` (docs/protocol.md §5.2).
 ///
 /// ```
 /// use bolt::message::{Dict, Init, Request};
@@ -349,7 +349,7 @@ impl<'a> Init<'a> {
 
 auth_accessors!(Init, auth_token);
 
-/// LOGON (`6A`, v5.1+): `auth: Dict` (reference §5.4).
+/// LOGON (`6A`, v5.1+): `auth: Dict` (docs/protocol.md §5.4).
 ///
 /// The constructors write the keys in the official drivers' order, so the bytes match
 /// theirs. `Debug` and `Display` never show `credentials`.
@@ -360,7 +360,7 @@ auth_accessors!(Init, auth_token);
 ///
 /// let logon = Logon::basic("neo4j", "pw");
 /// let bytes = Request::Logon(logon.clone()).to_vec(BoltVersion::V5_1)?;
-/// // Reference §5.1 example.
+/// // docs/protocol.md §5.1 example.
 /// assert_eq!(bytes, b"\xB1\x6A\xA3\x86scheme\x85basic\x89principal\x85neo4j\x8Bcredentials\x82pw");
 /// assert_eq!(logon.principal(), Some("neo4j"));
 /// assert_eq!(format!("{logon:?}"),

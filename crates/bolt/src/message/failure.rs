@@ -1,9 +1,9 @@
-//! FAILURE (`7F`) and its GQL error view (reference §5.11).
+//! FAILURE (`7F`) and its GQL error view (docs/protocol.md §5.11).
 
 use super::dict::{get, get_str, Dict, Entries, IntoValueRef};
 use crate::version::BoltVersion;
 
-/// FAILURE (`7F`): `metadata: Dict` (reference §5.11).
+/// FAILURE (`7F`): `metadata: Dict` (docs/protocol.md §5.11).
 ///
 /// Up to 5.6 the metadata is `{code, message}`; from 5.7 it is GQL-style:
 /// `{neo4j_code, message, gql_status, description, diagnostic_record?, cause?}`, where

@@ -1,5 +1,5 @@
 //! Bolt messages: every request and response as a typed value, for every version
-//! (reference §5).
+//! (docs/protocol.md §5).
 //!
 //! A message is one PackStream structure whose tag (the *signature*) names it and whose
 //! fields depend on the negotiated [`BoltVersion`]. This module turns the de-chunked
@@ -108,7 +108,7 @@ pub use response::{QueryStats, Response, ResponseKind, RoutingTable, Success, Su
 pub use route::Route;
 pub use stream::{Discard, Pull};
 
-/// The signature (structure tag) of every message (reference §5.1).
+/// The signature (structure tag) of every message (docs/protocol.md §5.1).
 ///
 /// Some bytes have two meanings: `01` is INIT (Bolt 1/2) and HELLO (v3+); `2F` / `3F`
 /// are DISCARD_ALL / PULL_ALL (Bolt 1–3) and DISCARD / PULL (v4.0+). Value structures
@@ -335,7 +335,7 @@ fn framed<S: FrameSink>(
 /// Helpers for the unit tests of this module.
 #[cfg(test)]
 mod testing {
-    /// Bytes from hex written as in the reference (`"B1 3F A1 81 6E FF"`).
+    /// Bytes from hex written as in docs/protocol.md (`"B1 3F A1 81 6E FF"`).
     pub(crate) fn hex(s: &str) -> Vec<u8> {
         let digits: Vec<u8> = s.bytes().filter(u8::is_ascii_hexdigit).collect();
         assert!(digits.len() % 2 == 0, "odd hex length in {s:?}");

@@ -1,11 +1,12 @@
 //! Queries and transactions: RUN, BEGIN (COMMIT and ROLLBACK are field-less
-//! [`Request`](super::Request) variants) and TELEMETRY (reference §5.6, §5.7, §5.10).
+//! [`Request`](super::Request) variants) and TELEMETRY (docs/protocol.md §5.6, §5.7,
+//! §5.10).
 
 use super::connection::notification_filters;
 use super::dict::{Dict, Entries, IntoValueRef};
 
 /// The transaction-settings keys shared by an auto-commit RUN's and BEGIN's `extra`
-/// (reference §5.6): accessors and `with_*` builders.
+/// (docs/protocol.md §5.6): accessors and `with_*` builders.
 macro_rules! tx_settings {
     ($ty:ident) => {
         impl<'a> $ty<'a> {
@@ -107,7 +108,7 @@ macro_rules! tx_settings {
 }
 
 /// RUN (`10`): `query: String, parameters: Dict` and from v3 `extra: Dict`
-/// (reference §5.6).
+/// (docs/protocol.md §5.6).
 ///
 /// In Bolt 1/2 there is no `extra`: decoding gives an empty one and encoding a
 /// non-empty one fails.
@@ -116,7 +117,7 @@ macro_rules! tx_settings {
 /// use bolt::message::{Request, Run};
 /// use bolt::BoltVersion;
 ///
-/// // Reference §5.1 example.
+/// // docs/protocol.md §5.1 example.
 /// let run = Run::new("RETURN 1 AS n");
 /// assert_eq!(Request::Run(run).to_vec(BoltVersion::V5_8)?,
 ///            b"\xB3\x10\x8DRETURN 1 AS n\xA0\xA0");
@@ -181,13 +182,13 @@ impl<'a> Run<'a> {
 tx_settings!(Run);
 
 /// BEGIN (`11`, v3+): `extra: Dict` with the same keys as an auto-commit RUN
-/// (reference §5.7).
+/// (docs/protocol.md §5.7).
 ///
 /// ```
 /// use bolt::message::{Begin, Request};
 /// use bolt::BoltVersion;
 ///
-/// // Reference §5.1 example.
+/// // docs/protocol.md §5.1 example.
 /// let begin = Begin::new().with_mode("r").with_db("neo4j");
 /// assert_eq!(Request::Begin(begin).to_vec(BoltVersion::V4_4)?,
 ///            b"\xB1\x11\xA2\x84mode\x81r\x82db\x85neo4j");
@@ -215,7 +216,7 @@ impl<'a> Begin<'a> {
 
 tx_settings!(Begin);
 
-/// The API a TELEMETRY message reports (reference §5.10).
+/// The API a TELEMETRY message reports (docs/protocol.md §5.10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TelemetryApi {
     /// 0: a managed transaction (transaction function).
@@ -253,7 +254,7 @@ impl TelemetryApi {
     }
 }
 
-/// TELEMETRY (`54`, v5.4+): `api: Integer` (reference §5.10).
+/// TELEMETRY (`54`, v5.4+): `api: Integer` (docs/protocol.md §5.10).
 ///
 /// Its signature is the same byte as the Time structure's; only the outermost structure
 /// of a message is read as a message, so a Time value inside RUN parameters stays a

@@ -1,4 +1,4 @@
-//! RECORD (`71`): one result row, decoded lazily (reference §5.11).
+//! RECORD (`71`): one result row, decoded lazily (docs/protocol.md §5.11).
 
 use core::fmt;
 

@@ -15,8 +15,8 @@ use super::stream::{Discard, Pull};
 use super::wire::{self, Fields, Writer};
 use crate::version::{BoltVersion, RouteDbField};
 
-/// The kind of a request, without its fields: the per-version rules of reference §5.1
-/// in one place.
+/// The kind of a request, without its fields: the per-version rules of
+/// docs/protocol.md §5.1 in one place.
 ///
 /// ```
 /// use bolt::message::RequestKind;
@@ -366,7 +366,7 @@ impl<'a> Request<'a> {
     ///
     /// let mut wire = Vec::new();
     /// Request::Goodbye.encode_framed(BoltVersion::V5_8, &Chunker::default(), &mut wire)?;
-    /// assert_eq!(wire, [0x00, 0x02, 0xB0, 0x02, 0x00, 0x00]); // reference §4 example
+    /// assert_eq!(wire, [0x00, 0x02, 0xB0, 0x02, 0x00, 0x00]); // docs/protocol.md §4 example
     /// # Ok::<(), bolt::message::MessageEncodeError>(())
     /// ```
     ///
@@ -384,7 +384,7 @@ impl<'a> Request<'a> {
 }
 
 impl fmt::Display for Request<'_> {
-    /// The reference's notation: the name, then each field (`credentials` hidden).
+    /// The notation of docs/protocol.md: the name, then each field (`credentials` hidden).
     ///
     /// ```
     /// use bolt::message::{Request, Run};
@@ -614,7 +614,7 @@ mod tests {
         );
     }
 
-    /// Reference §5.1 byte examples, each in every version where it exists.
+    /// docs/protocol.md §5.1 byte examples, each in every version where it exists.
     #[test]
     fn reference_examples() {
         use BoltVersion as V;

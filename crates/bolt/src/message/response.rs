@@ -1,5 +1,5 @@
 //! [`Response`]: every server message; [`Success`] and its metadata accessors; and
-//! [`Summary`], the responses that end a request (reference §5.11, §5.12).
+//! [`Summary`], the responses that end a request (docs/protocol.md §5.11, §5.12).
 
 use core::fmt;
 
@@ -98,7 +98,7 @@ impl fmt::Display for ResponseKind {
 /// use bolt::BoltVersion;
 /// use packstream::ValueRef;
 ///
-/// // Reference §5.1 examples.
+/// // docs/protocol.md §5.1 examples.
 /// let v = BoltVersion::V5_8;
 /// let Response::Success(s) = Response::decode(b"\xB1\x70\xA1\x86fields\x91\x81n", v)? else { panic!() };
 /// assert_eq!(s.fields(), Some(vec!["n"]));
@@ -207,7 +207,7 @@ impl<'a> Response<'a> {
 }
 
 impl fmt::Display for Response<'_> {
-    /// The reference's notation, e.g. `SUCCESS {"fields": ["n"]}`, `RECORD [1]`.
+    /// The notation of docs/protocol.md, e.g. `SUCCESS {"fields": ["n"]}`, `RECORD [1]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Response::Success(s) => write!(f, "SUCCESS {}", s.metadata),
@@ -344,7 +344,7 @@ pub(crate) fn encode<B: Sink>(
     }
 }
 
-/// SUCCESS (`70`): `metadata: Dict` (reference §5.3–§5.12).
+/// SUCCESS (`70`): `metadata: Dict` (docs/protocol.md §5.3–§5.12).
 ///
 /// The keys depend on the request it answers; the accessors below read the well-known
 /// ones, and [`Success::metadata`] keeps every entry.
@@ -568,8 +568,8 @@ impl<'a> Success<'a> {
     }
 }
 
-/// The update counters of a SUCCESS `stats` dict (reference §5.12). Servers leave zero
-/// counters out, so a missing counter is 0.
+/// The update counters of a SUCCESS `stats` dict (docs/protocol.md §5.12). Servers leave
+/// zero counters out, so a missing counter is 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct QueryStats {
@@ -628,7 +628,7 @@ impl QueryStats {
     }
 }
 
-/// A routing table, the `rt` entry of a ROUTE SUCCESS (reference §5.9).
+/// A routing table, the `rt` entry of a ROUTE SUCCESS (docs/protocol.md §5.9).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RoutingTable<'a> {
     /// `ttl` in seconds.

@@ -1,4 +1,4 @@
-//! ROUTE (`66`, v4.3+): asks for a routing table (reference §5.9).
+//! ROUTE (`66`, v4.3+): asks for a routing table (docs/protocol.md §5.9).
 
 use packstream::ValueRef;
 
@@ -6,7 +6,7 @@ use super::dict::{Dict, IntoValueRef};
 use super::error::MessageEncodeError;
 
 /// ROUTE (`66`, v4.3+): `routing: Dict, bookmarks: List<String>` and a third field that
-/// depends on the version (reference §5.9):
+/// depends on the version (docs/protocol.md §5.9):
 ///
 /// * 4.4+: `extra: Dict {db?, imp_user?}`;
 /// * 4.3: `db: String | null`.
@@ -20,7 +20,7 @@ use super::error::MessageEncodeError;
 /// use bolt::BoltVersion;
 ///
 /// let route = Route::new(Dict::new().with("address", "localhost:7687"));
-/// // Reference §5.1 examples: 4.4 sends {"db": null}, 4.3 a bare null.
+/// // docs/protocol.md §5.1 examples: 4.4 sends {"db": null}, 4.3 a bare null.
 /// let v44 = Request::Route(route.clone().with_extra("db", None::<&str>)).to_vec(BoltVersion::V4_4)?;
 /// assert_eq!(v44, b"\xB3\x66\xA1\x87address\x8Elocalhost:7687\x90\xA1\x82db\xC0");
 /// let v43 = Request::Route(route.clone()).to_vec(BoltVersion::V4_3)?;

@@ -1,6 +1,6 @@
 //! Result streaming: PULL and DISCARD (v4.0+, `extra: Dict {n, qid}`). Their Bolt 1–3
 //! forms PULL_ALL and DISCARD_ALL have no fields and are plain
-//! [`Request`](super::Request) variants (reference §5.8).
+//! [`Request`](super::Request) variants (docs/protocol.md §5.8).
 
 use super::dict::{Dict, IntoValueRef};
 
@@ -65,7 +65,7 @@ macro_rules! stream_request {
 }
 
 stream_request!(
-    /// PULL (`3F`, v4.0+): `extra: Dict {n, qid}` (reference §5.8).
+    /// PULL (`3F`, v4.0+): `extra: Dict {n, qid}` (docs/protocol.md §5.8).
     ///
     /// Its signature is the same byte as the UnsupportedType structure's; only the
     /// outermost structure of a message is read as a message.
@@ -74,7 +74,7 @@ stream_request!(
     /// use bolt::message::{Pull, Request};
     /// use bolt::BoltVersion;
     ///
-    /// // Reference §5.1 examples.
+    /// // docs/protocol.md §5.1 examples.
     /// assert_eq!(Request::Pull(Pull::all()).to_vec(BoltVersion::V4_4)?,
     ///            [0xB1, 0x3F, 0xA1, 0x81, 0x6E, 0xFF]);
     /// assert_eq!(Request::Pull(Pull::new(1000).with_qid(-1)).to_vec(BoltVersion::V5_8)?,
@@ -87,7 +87,7 @@ stream_request!(
 );
 
 stream_request!(
-    /// DISCARD (`2F`, v4.0+): `extra: Dict {n, qid}` (reference §5.8).
+    /// DISCARD (`2F`, v4.0+): `extra: Dict {n, qid}` (docs/protocol.md §5.8).
     ///
     /// ```
     /// use bolt::message::{Discard, Request};

@@ -1,4 +1,5 @@
-//! Structures that cannot be read as the value they claim to be (reference §1.13, §2.9).
+//! Structures that cannot be read as the value they claim to be (docs/protocol.md §1.13,
+//! §2.9).
 //!
 //! A broken structure does not end the stream: it is handed to the caller as a
 //! [`Broken`] value carrying the tag, every field and the reason, so a driver can report

@@ -1,5 +1,5 @@
 //! Graph structures: Node, Relationship, UnboundRelationship and Path
-//! (reference §2.2–§2.5).
+//! (docs/protocol.md §2.2–§2.5).
 //!
 //! Their shape depends on the version: from Bolt 5.0 each carries string element ids
 //! (`BoltVersion::has_element_ids`). Decoded values hold them as `Some`; on older
@@ -90,7 +90,7 @@ fn write_rel_body(
 /// use bolt::BoltVersion;
 /// use packstream::ValueRef;
 ///
-/// // Reference §2.2.
+/// // docs/protocol.md §2.2.
 /// let bytes = [0xB4, 0x4E, 0x03, 0x92, 0x87, 0x45, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x84,
 ///     0x4E, 0x6F, 0x64, 0x65, 0xA1, 0x84, 0x6E, 0x61, 0x6D, 0x65, 0x87, 0x65, 0x78, 0x61, 0x6D,
 ///     0x70, 0x6C, 0x65, 0x86, 0x61, 0x62, 0x63, 0x31, 0x32, 0x33];
@@ -193,7 +193,7 @@ impl fmt::Display for Node<'_> {
 /// use bolt::BoltVersion;
 /// use packstream::ValueRef;
 ///
-/// // Reference §2.3.
+/// // docs/protocol.md §2.3.
 /// let bytes = [0xB8, 0x52, 0x0B, 0x02, 0x03, 0x85, 0x4B, 0x4E, 0x4F, 0x57, 0x53, 0xA0, 0x83,
 ///     0x72, 0x31, 0x31, 0x82, 0x6E, 0x32, 0x82, 0x6E, 0x33];
 /// let value = ValueRef::decode_exact(&bytes).unwrap();
@@ -402,7 +402,7 @@ static NO_NODE: Node<'static> = Node {
 };
 
 /// Path `50`: `(nodes, rels, indices)`, a validated walk through the graph
-/// (reference §2.5).
+/// (docs/protocol.md §2.5).
 ///
 /// `nodes[0]` starts the path; `indices` holds one `(r, n)` pair per hop: `r` is a
 /// 1-based index into the relationships, negative when the hop goes against the
@@ -416,7 +416,7 @@ static NO_NODE: Node<'static> = Node {
 ///
 /// let node = |id| Node { id, labels: vec![], properties: vec![], element_id: None };
 /// let rel = |id, t| UnboundRelationship { id, rel_type: t, properties: vec![], element_id: None };
-/// // Reference §2.5: (42)-[1000]->(69)-[1000]->(42)<-[1001]-(1)
+/// // docs/protocol.md §2.5: (42)-[1000]->(69)-[1000]->(42)<-[1001]-(1)
 /// let path = Path::new(
 ///     vec![node(42), node(69), node(1)],
 ///     vec![rel(1000, "A"), rel(1001, "B")],

@@ -1,5 +1,5 @@
 //! The table of Bolt value structures: tag, name, field count and the versions that
-//! carry each (reference §2.1). Every version-dependent answer comes from
+//! carry each (docs/protocol.md §2.1). Every version-dependent answer comes from
 //! [`BoltVersion`]'s queries.
 
 use core::fmt;
@@ -61,7 +61,7 @@ pub enum StructKind {
 }
 
 impl StructKind {
-    /// Every kind, in the order of reference §2.1.
+    /// Every kind, in the order of docs/protocol.md §2.1.
     pub const ALL: [StructKind; 17] = [
         StructKind::Node,
         StructKind::Relationship,
@@ -157,7 +157,7 @@ impl StructKind {
         }
     }
 
-    /// Whether this structure exists in `version` (reference §2.1, §2.9):
+    /// Whether this structure exists in `version` (docs/protocol.md §2.1, §2.9):
     ///
     /// * graph structures: every version;
     /// * temporal and spatial: v2+ ([`BoltVersion::has_temporal_spatial`]);

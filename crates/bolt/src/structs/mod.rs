@@ -1,5 +1,5 @@
 //! Bolt value structures: the version-aware meaning of PackStream structures
-//! (reference §2).
+//! (docs/protocol.md §2).
 //!
 //! PackStream gives a structure only a tag and fields; Bolt says, per protocol version,
 //! which tags are values and what their fields mean. [`BoltStruct::from_struct`] reads a

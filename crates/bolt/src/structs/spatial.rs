@@ -1,4 +1,4 @@
-//! Spatial structures (reference §2.7).
+//! Spatial structures (docs/protocol.md §2.7).
 //!
 //! Coordinates are compared by their bits (like [`packstream::Value`]): `NaN == NaN`
 //! when the bits match, and `0.0 != -0.0`, so decode-then-encode is checkable exactly.

@@ -1,4 +1,4 @@
-//! Temporal structures (reference §2.6) and the calendar arithmetic for them, in the
+//! Temporal structures (docs/protocol.md §2.6) and the calendar arithmetic for them, in the
 //! proleptic Gregorian calendar, with no time-zone database and no clock.
 //!
 //! Every type keeps the wire representation in public fields and offers conversions
@@ -18,7 +18,7 @@
 //! assert_eq!(t.to_string(), "12:34:56.000000789+01:00");
 //! assert_eq!(LocalTime::new(23, 59, 59, 999_999_999).unwrap().nanoseconds, 86_399_999_999_999);
 //!
-//! // 1970-01-01T02:15:00.000000042+01:00 is 01:15 UTC (reference §2.6).
+//! // 1970-01-01T02:15:00.000000042+01:00 is 01:15 UTC (docs/protocol.md §2.6).
 //! let dt = DateTime { seconds: 4500, nanoseconds: 42, tz_offset_seconds: 3600 };
 //! assert_eq!(dt.to_string(), "1970-01-01T02:15:00.000000042+01:00");
 //! assert_eq!(dt.to_legacy().unwrap().seconds, 8100);
@@ -410,7 +410,7 @@ impl fmt::Display for LocalTime {
 
 /// Time `54`: a time of day with its offset from UTC.
 ///
-/// `nanoseconds` counts from *local* midnight (reference §2.6).
+/// `nanoseconds` counts from *local* midnight (docs/protocol.md §2.6).
 ///
 /// ```
 /// use bolt::structs::Time;
@@ -834,7 +834,7 @@ impl fmt::Display for LegacyDateTimeZoneId<'_> {
 // ---------------------------------------------------------------------------------------
 
 /// Duration `45`: four signed components, kept apart and not normalised
-/// (reference §2.6).
+/// (docs/protocol.md §2.6).
 ///
 /// `Display` follows Neo4j: months as years and months, days as days, seconds and
 /// nanoseconds as hours, minutes and seconds; each component keeps its sign.

@@ -1,4 +1,4 @@
-//! The Bolt 6.0 UnsupportedType structure `3F` (reference §2.8): the server's
+//! The Bolt 6.0 UnsupportedType structure `3F` (docs/protocol.md §2.8): the server's
 //! placeholder for a value the negotiated version cannot carry.
 
 use core::fmt;

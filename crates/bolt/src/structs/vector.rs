@@ -1,4 +1,4 @@
-//! The Bolt 6.0 Vector structure `56` (reference §2.8): a one-byte element type
+//! The Bolt 6.0 Vector structure `56` (docs/protocol.md §2.8): a one-byte element type
 //! marker and the elements packed big-endian, back to back.
 //!
 //! Elements are read and written bit-exactly: no float is ever normalised, so ±0.0,

@@ -9,7 +9,7 @@ use super::frame::{
 };
 
 /// Neo4j's cap on one frame's payload, and on a fragmented message: 65 536 bytes
-/// (reference §8).
+/// (docs/protocol.md §8).
 pub const NEO4J_MAX_FRAME_SIZE: u64 = 65_536;
 
 /// The most payload bytes a server-role decoder unmasks into its buffer for one
@@ -32,7 +32,7 @@ pub struct FrameLimits {
 
 impl FrameLimits {
     /// What a Neo4j server accepts: frames and fragmented messages of at most 65 536
-    /// bytes (reference §8). The default for [`Role::Server`].
+    /// bytes (docs/protocol.md §8). The default for [`Role::Server`].
     pub const NEO4J: Self = Self {
         max_frame_size: NEO4J_MAX_FRAME_SIZE,
         max_message_size: NEO4J_MAX_FRAME_SIZE,
@@ -79,9 +79,9 @@ pub enum Event<'a> {
 /// A piece of binary payload, borrowed from the input when it can be.
 ///
 /// A frame's payload comes out as soon as its bytes arrive, so a frame split over several
-/// inputs gives several pieces; frame boundaries mean nothing to Bolt (reference §8).
-/// A client-role decoder never copies: every piece is a slice of the input. A server-role
-/// decoder unmasks into a buffer it reuses ([`Payload::is_copied`]).
+/// inputs gives several pieces; frame boundaries mean nothing to Bolt
+/// (docs/protocol.md §8). A client-role decoder never copies: every piece is a slice of the
+/// input. A server-role decoder unmasks into a buffer it reuses ([`Payload::is_copied`]).
 ///
 /// An empty piece only ever marks the end of a message whose last frame was empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use super::frame::{
 };
 
 /// The largest frame payload [`WsEncoder`] writes by default, and the most it can be set
-/// to: 65 536 bytes, what a Neo4j server accepts (reference §8).
+/// to: 65 536 bytes, what a Neo4j server accepts (docs/protocol.md §8).
 pub const MAX_FRAME_SIZE: usize = 65_536;
 
 /// Where a client's 4-byte masking keys come from (RFC 6455 §5.3).

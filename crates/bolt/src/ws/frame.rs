@@ -308,7 +308,7 @@ impl core::fmt::Display for CloseCode {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FrameError {
-    /// A text frame: Bolt uses binary frames only (reference §8).
+    /// A text frame: Bolt uses binary frames only (docs/protocol.md §8).
     #[error("stream offset {offset}: expected a binary frame, found a text frame")]
     TextFrame {
         /// Offset of the frame.

@@ -1,4 +1,4 @@
-//! Bolt over WebSocket (RFC 6455, reference §8), sans-IO.
+//! Bolt over WebSocket (RFC 6455, docs/protocol.md §8), sans-IO.
 //!
 //! A Neo4j server accepts WebSocket connections on its ordinary Bolt port: the client
 //! sends an HTTP/1.1 upgrade request for path `/` (no subprotocol, no extension), and

@@ -34,7 +34,7 @@ pub enum StreamError {
 /// A WebSocket connection as a byte-stream transport, sans-IO: what Bolt writes goes
 /// through [`WsStream::to_wire`] and becomes frames; what arrives goes through
 /// [`WsStream::from_wire`] and becomes Bolt bytes again. Frame boundaries carry no
-/// meaning (reference §8), so the Bolt handshake, dechunker and codec sit on top
+/// meaning (docs/protocol.md §8), so the Bolt handshake, dechunker and codec sit on top
 /// unchanged.
 ///
 /// Pings are answered with pongs, and a close frame from the peer with the close reply,

@@ -8,7 +8,7 @@ use crate::handshake::Status;
 pub const WS_GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
 /// The largest HTTP head (request or response line, headers and the empty line) either
-/// role accepts: 64 KiB, Neo4j's limit on the upgrade request (reference §8).
+/// role accepts: 64 KiB, Neo4j's limit on the upgrade request (docs/protocol.md §8).
 pub const MAX_HEAD_SIZE: usize = 64 * 1024;
 
 /// The longest status reason kept in [`UpgradeError::UnexpectedStatus`].
@@ -363,8 +363,8 @@ enum Phase {
 ///
 /// The response must be `HTTP/1.1 101`, with `Upgrade: websocket`, `Connection: Upgrade`
 /// (ASCII case-insensitive, in any token list) and the right `Sec-WebSocket-Accept`. The
-/// client offers no subprotocol and no extension (Neo4j accepts neither, reference §8),
-/// so a response selecting one is refused.
+/// client offers no subprotocol and no extension (Neo4j accepts neither,
+/// docs/protocol.md §8), so a response selecting one is refused.
 ///
 /// **The key must be random, fresh for every connection** (RFC 6455 §4.1: "a randomly
 /// selected 16-byte value"). Being sans-IO, this type does not generate it: take it from
