@@ -19,9 +19,9 @@
 //! ```
 //!
 //! A proposal is `00 RR mm MM`: version MM.mm and the RR minors below it
-//! (docs/protocol.md §3.3), or the manifest marker `00 00 01 FF` (§3.4). The manifest's
-//! counts and capabilities are unsigned LEB128 varints of at most 10 bytes
-//! ([`decode_varint`]).
+//! (docs/protocol.md §3.3), or the manifest marker `00 00 01 FF`
+//! (docs/protocol.md §3.4). The manifest's counts and capabilities are unsigned LEB128
+//! varints of at most 10 bytes ([`decode_varint`]).
 //!
 //! # Example: a client and a server talking to each other
 //!
