@@ -305,9 +305,9 @@ fn dict<'a>(bytes: &'a [u8], opts: &DecodeOptions, what: &str) -> Res<Dict<'a>> 
     if bytes.is_empty() {
         return Ok(Dict::new());
     }
-    match ValueRef::decode_exact_with(bytes, opts)? {
-        ValueRef::Map(entries) => Ok(Dict::from(entries)),
-        other => Err(Failure::new(
+    match ValueRef::decode_exact_with(bytes, opts)?.into_map() {
+        Ok(entries) => Ok(Dict::from(entries)),
+        Err(other) => Err(Failure::new(
             bc_status::BC_ERR_WRONG_TYPE,
             format!(
                 "{what} must be a PackStream map, found {}",

@@ -312,8 +312,8 @@ unsafe fn struct_of<'a>(
     }
     // SAFETY: forwarded contract.
     let value = unsafe { to_value_ref(node) }?;
-    let parsed = match value {
-        ValueRef::Struct(s) => BoltStruct::from_struct(&s, version),
+    let parsed = match &value {
+        ValueRef::Struct(s) => BoltStruct::from_struct(s, version),
         _ => {
             return Err(Failure::new(
                 bc_status::BC_ERR_WRONG_TYPE,

@@ -379,7 +379,7 @@ fn wrong_field_counts_in_every_message_of_every_version() {
                         assert_eq!((usize::from(expected), found as usize), (count, wrong));
                     }
                     other => panic!("{kind} with {wrong} fields in {version}: {other:?}"),
-                }
+                };
             }
         }
         for kind in [

@@ -299,9 +299,9 @@ fn message(tag: u8, fields: &[Value]) -> Vec<u8> {
 }
 
 fn structure(value: Value) -> (u8, Vec<Value>) {
-    match value {
-        Value::Struct(s) => (s.tag, s.fields),
-        other => panic!("expected a message structure, got {other:?}"),
+    match value.into_struct() {
+        Ok(s) => (s.tag, s.fields),
+        Err(other) => panic!("expected a message structure, got {other:?}"),
     }
 }
 

@@ -8,6 +8,7 @@ use bytes::BytesMut;
 use crate::error::EncodeError;
 use crate::limits::EncodeOptions;
 use crate::marker as m;
+use crate::tree::{Shape, Tree};
 use crate::value::{Value, ValueRef};
 
 /// Where an [`Encoder`] writes: `Vec<u8>`, [`BytesMut`], or a `&mut` of either.
@@ -372,7 +373,7 @@ impl<B: Sink> Encoder<B> {
     }
 
     /// Writes a value nested deeper than [`RECURSION_DEPTH`] with an explicit stack.
-    fn write_deep<T: Tree>(&mut self, v: &T) -> Result<(), EncodeError> {
+    fn write_deep<T: WriteLeaf>(&mut self, v: &T) -> Result<(), EncodeError> {
         let mut stack: Vec<Open<'_, T>> = Vec::new();
         let mut next = Some(v);
         loop {
@@ -415,22 +416,14 @@ impl<B: Sink> Encoder<B> {
 /// Containers nested deeper than this are written with an explicit stack. Recursion is
 /// faster, but a debug build spends about 4 KiB of stack per level: a 513-level list,
 /// which the default limits accept, overflowed a 2 MiB thread stack (regression test
-/// `encoding_a_deeply_nested_value_overflowed_the_stack`).
-const RECURSION_DEPTH: u32 = 32;
+/// `encoding_a_deeply_nested_value_overflowed_the_stack`); an unoptimised build recurses
+/// only a few levels so that a 256 KiB thread stack is enough (`tests/deep.rs`).
+const RECURSION_DEPTH: u32 = if cfg!(debug_assertions) { 4 } else { 32 };
 
-/// What [`Encoder::write_deep`] needs to know about a tree node.
-trait Tree: Sized {
-    type Key: AsRef<str>;
-    fn shape(&self) -> Shape<'_, Self>;
+/// How [`Encoder::write_deep`] writes a leaf of either tree.
+trait WriteLeaf: Tree {
     /// Writes a node whose shape is [`Shape::Leaf`].
     fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError>;
-}
-
-enum Shape<'v, T: Tree> {
-    Leaf,
-    List(&'v [T]),
-    Map(&'v [(T::Key, T)]),
-    Struct(u8, &'v [T]),
 }
 
 /// A container being written by [`Encoder::write_deep`]: the items still to write.
@@ -439,31 +432,13 @@ enum Open<'v, T: Tree> {
     Entries(core::slice::Iter<'v, (T::Key, T)>),
 }
 
-impl<'a> Tree for ValueRef<'a> {
-    type Key = &'a str;
-    fn shape(&self) -> Shape<'_, Self> {
-        match self {
-            ValueRef::List(items) => Shape::List(items),
-            ValueRef::Map(entries) => Shape::Map(entries),
-            ValueRef::Struct(s) => Shape::Struct(s.tag, &s.fields),
-            _ => Shape::Leaf,
-        }
-    }
+impl WriteLeaf for ValueRef<'_> {
     fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
         enc.write_value_ref_at(self, 0)
     }
 }
 
-impl Tree for Value {
-    type Key = String;
-    fn shape(&self) -> Shape<'_, Self> {
-        match self {
-            Value::List(items) => Shape::List(items),
-            Value::Map(entries) => Shape::Map(entries),
-            Value::Struct(s) => Shape::Struct(s.tag, &s.fields),
-            _ => Shape::Leaf,
-        }
-    }
+impl WriteLeaf for Value {
     fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
         enc.write_value_at(self, 0)
     }

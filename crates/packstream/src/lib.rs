@@ -95,6 +95,7 @@ mod limits;
 pub mod marker;
 #[cfg(feature = "serde")]
 pub mod serde;
+mod tree;
 mod value;
 
 pub use decode::{Decoder, Token, Visitor};

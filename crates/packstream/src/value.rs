@@ -12,6 +12,7 @@ use core::fmt;
 use crate::decode::decode_ref;
 use crate::error::{Error, ErrorKind};
 use crate::limits::DecodeOptions;
+use crate::tree;
 
 /// A structure whose fields borrow from the input.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +35,18 @@ pub struct StructRef<'a> {
 /// let s = value.get("one").unwrap().as_str().unwrap();
 /// assert!(bytes.as_ptr_range().contains(&s.as_ptr()));
 /// ```
-#[derive(Debug, Clone)]
+///
+/// Cloning, comparing, printing, converting and dropping never recurse once per nesting
+/// level: a value decoded under a raised depth limit is as safe to handle as a flat one.
+/// Because of that `ValueRef` implements `Drop`; take a container apart with
+/// [`ValueRef::into_list`], [`ValueRef::into_map`] or [`ValueRef::into_struct`]:
+///
+/// ```
+/// use packstream::ValueRef;
+/// let (v, _) = ValueRef::decode(&[0x92, 0x01, 0x02]).unwrap();
+/// assert_eq!(v.into_list().unwrap(), [ValueRef::Int(1), ValueRef::Int(2)]);
+/// assert!(ValueRef::Int(1).into_map().is_err());
+/// ```
 pub enum ValueRef<'a> {
     /// Null.
     Null,
@@ -83,7 +95,9 @@ impl Structure {
 /// assert_eq!(bytes, [0x93, 0x01, 0x83, b't', b'w', b'o', 0xC0]);
 /// assert_eq!(Value::decode_exact(&bytes).unwrap(), v);
 /// ```
-#[derive(Debug, Clone, Default)]
+///
+/// As for [`ValueRef`], no operation on a `Value` recurses once per nesting level.
+#[derive(Default)]
 pub enum Value {
     /// Null.
     #[default]
@@ -108,30 +122,79 @@ pub enum Value {
     Uuid([u8; 16]),
 }
 
-macro_rules! value_eq {
+/// Scalar equality for both trees; containers are compared by [`tree::eq`].
+macro_rules! tree_impls {
     ($ty:ty) => {
         impl PartialEq for $ty {
             fn eq(&self, other: &Self) -> bool {
-                use $crate::value::float_eq;
-                match (self, other) {
+                tree::eq(self, other, |a, b| match (a, b) {
                     (Self::Null, Self::Null) => true,
                     (Self::Bool(a), Self::Bool(b)) => a == b,
                     (Self::Int(a), Self::Int(b)) => a == b,
                     (Self::Float(a), Self::Float(b)) => float_eq(*a, *b),
                     (Self::Bytes(a), Self::Bytes(b)) => a == b,
                     (Self::String(a), Self::String(b)) => a == b,
-                    (Self::List(a), Self::List(b)) => a == b,
-                    (Self::Map(a), Self::Map(b)) => a == b,
-                    (Self::Struct(a), Self::Struct(b)) => a == b,
                     (Self::Uuid(a), Self::Uuid(b)) => a == b,
                     _ => false,
-                }
+                })
+            }
+        }
+
+        impl Drop for $ty {
+            fn drop(&mut self) {
+                tree::drop_tree(self);
+            }
+        }
+
+        impl fmt::Debug for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                tree::debug(f, self)
             }
         }
     };
 }
-value_eq!(ValueRef<'_>);
-value_eq!(Value);
+tree_impls!(ValueRef<'_>);
+tree_impls!(Value);
+
+impl<'a> Clone for ValueRef<'a> {
+    fn clone(&self) -> Self {
+        tree::convert(
+            self,
+            &|v: &ValueRef<'a>| match v {
+                ValueRef::Null => ValueRef::Null,
+                ValueRef::Bool(b) => ValueRef::Bool(*b),
+                ValueRef::Int(i) => ValueRef::Int(*i),
+                ValueRef::Float(f) => ValueRef::Float(*f),
+                ValueRef::Bytes(b) => ValueRef::Bytes(b),
+                ValueRef::String(s) => ValueRef::String(s),
+                ValueRef::Uuid(u) => ValueRef::Uuid(*u),
+                // `convert` gives only leaves.
+                ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => ValueRef::Null,
+            },
+            &|k: &&'a str| *k,
+        )
+    }
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Self {
+        tree::convert(
+            self,
+            &|v: &Value| match v {
+                Value::Null => Value::Null,
+                Value::Bool(b) => Value::Bool(*b),
+                Value::Int(i) => Value::Int(*i),
+                Value::Float(f) => Value::Float(*f),
+                Value::Bytes(b) => Value::Bytes(b.clone()),
+                Value::String(s) => Value::String(s.clone()),
+                Value::Uuid(u) => Value::Uuid(*u),
+                // `convert` gives only leaves.
+                Value::List(_) | Value::Map(_) | Value::Struct(_) => Value::Null,
+            },
+            &String::clone,
+        )
+    }
+}
 
 #[inline]
 pub(crate) fn float_eq(a: f64, b: f64) -> bool {
@@ -232,6 +295,67 @@ macro_rules! accessors {
     };
 }
 accessors!([<'a>] ValueRef<'a>, ValueRef<'a>, (&'a str, ValueRef<'a>));
+
+/// Moving a container's contents out: the trees implement `Drop` (to drop deep values
+/// without recursion), so `match value { ValueRef::List(items) => … }` cannot move out of
+/// them; these methods can.
+macro_rules! into_parts {
+    ([$($gen:tt)*] $ty:ty, $item:ty, $entry:ty, $structure:ty) => {
+        impl $($gen)* $ty {
+            /// The list's items, or the value itself when it is not a list.
+            ///
+            /// # Errors
+            /// Gives `self` back when it is not a list.
+            pub fn into_list(mut self) -> Result<Vec<$item>, Self> {
+                match &mut self {
+                    Self::List(items) => Ok(core::mem::take(items)),
+                    _ => Err(self),
+                }
+            }
+            /// The map's entries in wire order, or the value itself when it is not a map.
+            ///
+            /// # Errors
+            /// Gives `self` back when it is not a map.
+            pub fn into_map(mut self) -> Result<Vec<$entry>, Self> {
+                match &mut self {
+                    Self::Map(entries) => Ok(core::mem::take(entries)),
+                    _ => Err(self),
+                }
+            }
+            /// The structure, or the value itself when it is not a structure.
+            ///
+            /// # Errors
+            /// Gives `self` back when it is not a structure.
+            pub fn into_struct(mut self) -> Result<$structure, Self> {
+                match &mut self {
+                    Self::Struct(s) => Ok(core::mem::replace(
+                        s,
+                        <$structure>::empty(),
+                    )),
+                    _ => Err(self),
+                }
+            }
+        }
+    };
+}
+into_parts!([<'a>] ValueRef<'a>, ValueRef<'a>, (&'a str, ValueRef<'a>), StructRef<'a>);
+into_parts!([] Value, Value, (String, Value), Structure);
+
+impl StructRef<'_> {
+    fn empty() -> Self {
+        StructRef {
+            tag: 0,
+            fields: Vec::new(),
+        }
+    }
+}
+
+impl Structure {
+    fn empty() -> Self {
+        Structure::new(0, Vec::new())
+    }
+}
+
 accessors!([] Value, Value, (String, Value));
 
 impl<'a> ValueRef<'a> {
@@ -294,25 +418,21 @@ impl<'a> ValueRef<'a> {
 
     /// Copies everything borrowed into an owned [`Value`].
     pub fn to_owned_value(&self) -> Value {
-        match self {
-            ValueRef::Null => Value::Null,
-            ValueRef::Bool(b) => Value::Bool(*b),
-            ValueRef::Int(i) => Value::Int(*i),
-            ValueRef::Float(f) => Value::Float(*f),
-            ValueRef::Bytes(b) => Value::Bytes(b.to_vec()),
-            ValueRef::String(s) => Value::String((*s).to_owned()),
-            ValueRef::List(l) => Value::List(l.iter().map(ValueRef::to_owned_value).collect()),
-            ValueRef::Map(m) => Value::Map(
-                m.iter()
-                    .map(|(k, v)| ((*k).to_owned(), v.to_owned_value()))
-                    .collect(),
-            ),
-            ValueRef::Struct(s) => Value::Struct(Structure {
-                tag: s.tag,
-                fields: s.fields.iter().map(ValueRef::to_owned_value).collect(),
-            }),
-            ValueRef::Uuid(u) => Value::Uuid(*u),
-        }
+        tree::convert(
+            self,
+            &|v: &ValueRef<'a>| match v {
+                ValueRef::Null => Value::Null,
+                ValueRef::Bool(b) => Value::Bool(*b),
+                ValueRef::Int(i) => Value::Int(*i),
+                ValueRef::Float(f) => Value::Float(*f),
+                ValueRef::Bytes(b) => Value::Bytes(b.to_vec()),
+                ValueRef::String(s) => Value::String((*s).to_owned()),
+                ValueRef::Uuid(u) => Value::Uuid(*u),
+                // `convert` gives only leaves.
+                ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => Value::Null,
+            },
+            &|k: &&'a str| (*k).to_owned(),
+        )
     }
 
     /// Encodes this value (smallest markers) into a new `Vec`.
@@ -385,25 +505,21 @@ impl Value {
 
     /// A borrowed view of this value (allocates the container vectors, not the strings).
     pub fn as_value_ref(&self) -> ValueRef<'_> {
-        match self {
-            Value::Null => ValueRef::Null,
-            Value::Bool(b) => ValueRef::Bool(*b),
-            Value::Int(i) => ValueRef::Int(*i),
-            Value::Float(f) => ValueRef::Float(*f),
-            Value::Bytes(b) => ValueRef::Bytes(b),
-            Value::String(s) => ValueRef::String(s),
-            Value::List(l) => ValueRef::List(l.iter().map(Value::as_value_ref).collect()),
-            Value::Map(m) => ValueRef::Map(
-                m.iter()
-                    .map(|(k, v)| (k.as_str(), v.as_value_ref()))
-                    .collect(),
-            ),
-            Value::Struct(s) => ValueRef::Struct(StructRef {
-                tag: s.tag,
-                fields: s.fields.iter().map(Value::as_value_ref).collect(),
-            }),
-            Value::Uuid(u) => ValueRef::Uuid(*u),
-        }
+        tree::convert(
+            self,
+            &|v: &Value| match v {
+                Value::Null => ValueRef::Null,
+                Value::Bool(b) => ValueRef::Bool(*b),
+                Value::Int(i) => ValueRef::Int(*i),
+                Value::Float(f) => ValueRef::Float(*f),
+                Value::Bytes(b) => ValueRef::Bytes(b),
+                Value::String(s) => ValueRef::String(s),
+                Value::Uuid(u) => ValueRef::Uuid(*u),
+                // `convert` gives only leaves.
+                Value::List(_) | Value::Map(_) | Value::Struct(_) => ValueRef::Null,
+            },
+            &|k: &String| k.as_str(),
+        )
     }
 
     /// Encodes this value (smallest markers) into a new `Vec`. UUIDs are allowed.
@@ -481,11 +597,11 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 }
 
 /// Writes `s` as a JSON-style quoted string.
-fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     write!(f, "{s:?}")
 }
 
-fn write_hex(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
+pub(crate) fn write_hex(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
     f.write_str("#")?;
     for byte in b {
         write!(f, "{byte:02X}")?;
@@ -507,56 +623,13 @@ pub(crate) fn write_uuid(f: &mut fmt::Formatter<'_>, u: &[u8; 16]) -> fmt::Resul
 /// `#CAFE`, structures as `Struct<0x4E>[...]`, UUIDs as `uuid(...)`.
 impl fmt::Display for ValueRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ValueRef::Null => f.write_str("null"),
-            ValueRef::Bool(b) => write!(f, "{b}"),
-            ValueRef::Int(i) => write!(f, "{i}"),
-            ValueRef::Float(x) => write!(f, "{x:?}"),
-            ValueRef::Bytes(b) => write_hex(f, b),
-            ValueRef::String(s) => write_quoted(f, s),
-            ValueRef::List(items) => {
-                f.write_str("[")?;
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{v}")?;
-                }
-                f.write_str("]")
-            }
-            ValueRef::Map(entries) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write_quoted(f, k)?;
-                    write!(f, ": {v}")?;
-                }
-                f.write_str("}")
-            }
-            ValueRef::Struct(s) => {
-                write!(f, "Struct<{:#04X}>[", s.tag)?;
-                for (i, v) in s.fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{v}")?;
-                }
-                f.write_str("]")
-            }
-            ValueRef::Uuid(u) => {
-                f.write_str("uuid(")?;
-                write_uuid(f, u)?;
-                f.write_str(")")
-            }
-        }
+        tree::display(f, self)
     }
 }
 
 /// Same rendering as for [`ValueRef`].
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.as_value_ref(), f)
+        tree::display(f, self)
     }
 }

@@ -405,6 +405,8 @@ mod tests {
         assert_eq!((second.records().len(), second.consumed()), (1, 1));
         assert!(!second.is_complete() && second.error().is_none());
         assert!(codec.decode_batch_records(&batch, 5).records().is_empty());
+        // Decoded values borrow from the dechunker until they are dropped.
+        drop((first, second, batch));
 
         let (rest, _) = codec.feed_records(&mut d, &wire[cut..]);
         assert_eq!(

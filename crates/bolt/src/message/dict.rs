@@ -233,22 +233,33 @@ impl<'a> Dict<'a> {
 /// Keys whose values are never printed by `Debug` / `Display` of messages.
 pub(crate) const SECRET_KEYS: &[&str] = &["credentials"];
 
+/// Nested maps are followed (for redaction) with an explicit stack, not by recursion: a
+/// server's metadata can nest as deep as the decode limits allow (regression test
+/// `debug_of_deeply_nested_metadata_overflowed_the_stack`).
 fn fmt_entries(f: &mut fmt::Formatter<'_>, entries: &Entries<'_>, redact: &[&str]) -> fmt::Result {
     f.write_str("{")?;
-    for (i, (k, v)) in entries.iter().enumerate() {
-        if i > 0 {
+    let mut stack = vec![(entries.iter(), false)];
+    while let Some((top, started)) = stack.last_mut() {
+        let Some((k, v)) = top.next() else {
+            f.write_str("}")?;
+            stack.pop();
+            continue;
+        };
+        if *started {
             f.write_str(", ")?;
         }
+        *started = true;
         write!(f, "{k:?}: ")?;
         if redact.contains(k) {
             f.write_str("\"********\"")?;
         } else if let ValueRef::Map(inner) = v {
-            fmt_entries(f, inner, redact)?;
+            f.write_str("{")?;
+            stack.push((inner.iter(), false));
         } else {
             write!(f, "{v}")?;
         }
     }
-    f.write_str("}")
+    Ok(())
 }
 
 impl fmt::Display for Dict<'_> {

@@ -95,16 +95,16 @@ impl<'a> Fields<'a> {
 
     pub(crate) fn dict(&mut self, field: &'static str) -> Result<Dict<'a>, MessageError> {
         let (at, v) = self.value()?;
-        match v {
-            ValueRef::Map(entries) => Ok(Dict::from(entries)),
-            other => Err(self.type_error(at, field, "a map", &other)),
+        match v.into_map() {
+            Ok(entries) => Ok(Dict::from(entries)),
+            Err(other) => Err(self.type_error(at, field, "a map", &other)),
         }
     }
 
     pub(crate) fn str_list(&mut self, field: &'static str) -> Result<Vec<&'a str>, MessageError> {
         let (at, v) = self.value()?;
-        match v {
-            ValueRef::List(items) => {
+        match v.into_list() {
+            Ok(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for item in &items {
                     match str_of(item) {
@@ -114,7 +114,7 @@ impl<'a> Fields<'a> {
                 }
                 Ok(out)
             }
-            other => Err(self.type_error(at, field, "a list of strings", &other)),
+            Err(other) => Err(self.type_error(at, field, "a list of strings", &other)),
         }
     }
 

@@ -88,7 +88,89 @@ impl fmt::Display for DisplayValue<'_, '_> {
     }
 }
 
+/// Renders `v`. Lists, maps and uninterpreted structures are walked with an explicit
+/// stack, and interpretation stops [`MAX_INTERPRETED_DEPTH`] structures deep, so the
+/// native stack does not grow with the value's nesting (regression test
+/// `display_of_a_million_nested_lists_overflowed_the_stack`).
 pub(super) fn write_value(f: &mut fmt::Formatter<'_>, v: &ValueRef<'_>, ctx: Ctx) -> fmt::Result {
+    walk(f, Vec::new(), Some(v), ctx)
+}
+
+/// `{key: value, …}` in wire order.
+pub(super) fn write_map(
+    f: &mut fmt::Formatter<'_>,
+    entries: &[(&str, ValueRef<'_>)],
+    ctx: Ctx,
+) -> fmt::Result {
+    f.write_str("{")?;
+    walk(f, vec![(Open::Entries(entries.iter()), false)], None, ctx)
+}
+
+/// A container being rendered: the children still to write.
+enum Open<'v, 'a> {
+    Items(core::slice::Iter<'v, ValueRef<'a>>),
+    Entries(core::slice::Iter<'v, (&'a str, ValueRef<'a>)>),
+}
+
+/// Writes `next` (if any) and then the rest of every open container on `stack`; each
+/// entry says whether a child of it was written yet.
+fn walk<'v, 'a>(
+    f: &mut fmt::Formatter<'_>,
+    mut stack: Vec<(Open<'v, 'a>, bool)>,
+    mut next: Option<&'v ValueRef<'a>>,
+    ctx: Ctx,
+) -> fmt::Result {
+    loop {
+        if let Some(v) = next.take() {
+            match v {
+                ValueRef::List(items) => {
+                    f.write_str("[")?;
+                    stack.push((Open::Items(items.iter()), false));
+                }
+                ValueRef::Map(entries) => {
+                    f.write_str("{")?;
+                    stack.push((Open::Entries(entries.iter()), false));
+                }
+                ValueRef::Struct(s) if ctx.1 >= MAX_INTERPRETED_DEPTH => {
+                    write!(f, "struct<{:#04X}>[", s.tag)?;
+                    stack.push((Open::Items(s.fields.iter()), false));
+                }
+                ValueRef::Struct(s) => ctx.interpret(s).write(f, Ctx(ctx.0, ctx.1 + 1))?,
+                leaf => write_leaf(f, leaf)?,
+            }
+        }
+        let Some((top, started)) = stack.last_mut() else {
+            return Ok(());
+        };
+        let more = match top {
+            Open::Items(items) => items.next().map(|item| (None, item)),
+            Open::Entries(entries) => entries.next().map(|(k, item)| (Some(*k), item)),
+        };
+        match more {
+            Some((key, item)) => {
+                if *started {
+                    f.write_str(", ")?;
+                }
+                *started = true;
+                if let Some(k) = key {
+                    write_ident(f, k)?;
+                    f.write_str(": ")?;
+                }
+                next = Some(item);
+            }
+            None => {
+                f.write_str(match top {
+                    Open::Items(_) => "]",
+                    Open::Entries(_) => "}",
+                })?;
+                stack.pop();
+            }
+        }
+    }
+}
+
+/// A value that is not a list, map or structure.
+fn write_leaf(f: &mut fmt::Formatter<'_>, v: &ValueRef<'_>) -> fmt::Result {
     match v {
         ValueRef::Null => f.write_str("null"),
         ValueRef::Bool(b) => write!(f, "{b}"),
@@ -99,52 +181,14 @@ pub(super) fn write_value(f: &mut fmt::Formatter<'_>, v: &ValueRef<'_>, ctx: Ctx
             f.write_str("#")?;
             b.iter().try_for_each(|byte| write!(f, "{byte:02X}"))
         }
-        ValueRef::List(items) => {
-            f.write_str("[")?;
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write_value(f, item, ctx)?;
-            }
-            f.write_str("]")
-        }
-        ValueRef::Map(entries) => write_map(f, entries, ctx),
-        ValueRef::Struct(s) if ctx.1 >= MAX_INTERPRETED_DEPTH => {
-            write!(f, "struct<{:#04X}>[", s.tag)?;
-            for (i, field) in s.fields.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write_value(f, field, ctx)?;
-            }
-            f.write_str("]")
-        }
-        ValueRef::Struct(s) => ctx.interpret(s).write(f, Ctx(ctx.0, ctx.1 + 1)),
         ValueRef::Uuid(u) => {
             f.write_str("uuid(\"")?;
             write_uuid(f, u)?;
             f.write_str("\")")
         }
+        // Containers are walked by `walk`.
+        ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => Ok(()),
     }
-}
-
-/// `{key: value, …}` in wire order.
-pub(super) fn write_map(
-    f: &mut fmt::Formatter<'_>,
-    entries: &[(&str, ValueRef<'_>)],
-    ctx: Ctx,
-) -> fmt::Result {
-    f.write_str("{")?;
-    for (i, (k, v)) in entries.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        write_ident(f, k)?;
-        f.write_str(": ")?;
-        write_value(f, v, ctx)?;
-    }
-    f.write_str("}")
 }
 
 /// A Cypher name: bare when it is an identifier, else in backticks (doubled inside).

@@ -1,0 +1,531 @@
+//! Walks over value trees with an explicit stack, so that no operation on a value —
+//! clone, comparison, conversion between [`Value`] and [`ValueRef`], formatting, drop —
+//! recurses once per nesting level. A caller may raise
+//! [`DecodeLimits::max_depth`](crate::DecodeLimits::max_depth) to any value and still
+//! clone, compare, print or drop what it decoded on a small thread stack (regression
+//! tests in `tests/deep.rs`).
+//!
+//! Each walk handles scalar children inside its container's loop and pushes a frame only
+//! for a nested container, so flat values cost no more than the recursive versions did.
+
+use core::fmt;
+use core::slice;
+
+use crate::value::{write_hex, write_quoted, write_uuid, StructRef, Structure, Value, ValueRef};
+
+/// What a walk needs to know about one node of a value tree.
+pub(crate) enum Shape<'v, T: Tree> {
+    /// Anything that is not a container (UUIDs, strings and byte arrays included).
+    Leaf,
+    /// A list's items.
+    List(&'v [T]),
+    /// A map's entries, in wire order.
+    Map(&'v [(T::Key, T)]),
+    /// A structure's tag and fields.
+    Struct(u8, &'v [T]),
+}
+
+/// A value tree: [`Value`] or [`ValueRef`].
+pub(crate) trait Tree: Sized {
+    /// The type of map keys.
+    type Key: AsRef<str>;
+    /// This node's shape.
+    fn shape(&self) -> Shape<'_, Self>;
+}
+
+impl<'a> Tree for ValueRef<'a> {
+    type Key = &'a str;
+    #[inline]
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            ValueRef::List(items) => Shape::List(items),
+            ValueRef::Map(entries) => Shape::Map(entries),
+            ValueRef::Struct(s) => Shape::Struct(s.tag, &s.fields),
+            _ => Shape::Leaf,
+        }
+    }
+}
+
+impl Tree for Value {
+    type Key = String;
+    #[inline]
+    fn shape(&self) -> Shape<'_, Self> {
+        match self {
+            Value::List(items) => Shape::List(items),
+            Value::Map(entries) => Shape::Map(entries),
+            Value::Struct(s) => Shape::Struct(s.tag, &s.fields),
+            _ => Shape::Leaf,
+        }
+    }
+}
+
+/// The containers of a tree that [`convert`] builds.
+pub(crate) trait Build: Sized {
+    /// The type of map keys.
+    type Key;
+    fn list(items: Vec<Self>) -> Self;
+    fn map(entries: Vec<(Self::Key, Self)>) -> Self;
+    fn structure(tag: u8, fields: Vec<Self>) -> Self;
+}
+
+impl<'a> Build for ValueRef<'a> {
+    type Key = &'a str;
+    fn list(items: Vec<Self>) -> Self {
+        ValueRef::List(items)
+    }
+    fn map(entries: Vec<(Self::Key, Self)>) -> Self {
+        ValueRef::Map(entries)
+    }
+    fn structure(tag: u8, fields: Vec<Self>) -> Self {
+        ValueRef::Struct(StructRef { tag, fields })
+    }
+}
+
+impl Build for Value {
+    type Key = String;
+    fn list(items: Vec<Self>) -> Self {
+        Value::List(items)
+    }
+    fn map(entries: Vec<(Self::Key, Self)>) -> Self {
+        Value::Map(entries)
+    }
+    fn structure(tag: u8, fields: Vec<Self>) -> Self {
+        Value::Struct(Structure { tag, fields })
+    }
+}
+
+/// A container being converted: the children still to visit and the converted ones.
+enum Frame<'v, S: Tree, D: Build> {
+    /// A list (`tag` is `None`) or a structure.
+    Items {
+        rest: slice::Iter<'v, S>,
+        done: Vec<D>,
+        tag: Option<u8>,
+    },
+    Entries {
+        rest: slice::Iter<'v, (S::Key, S)>,
+        done: Vec<(D::Key, D)>,
+        /// The key of the entry whose value is being converted.
+        key: Option<D::Key>,
+    },
+}
+
+impl<'v, S: Tree, D: Build> Frame<'v, S, D> {
+    /// A frame for `node`, or `None` when `node` is a leaf.
+    fn open(node: &'v S) -> Option<Self> {
+        Some(match node.shape() {
+            Shape::Leaf => return None,
+            Shape::List(items) => Frame::Items {
+                rest: items.iter(),
+                done: Vec::with_capacity(items.len()),
+                tag: None,
+            },
+            Shape::Struct(tag, fields) => Frame::Items {
+                rest: fields.iter(),
+                done: Vec::with_capacity(fields.len()),
+                tag: Some(tag),
+            },
+            Shape::Map(entries) => Frame::Entries {
+                rest: entries.iter(),
+                done: Vec::with_capacity(entries.len()),
+                key: None,
+            },
+        })
+    }
+
+    /// Converts leaf children in place until a container child comes: returns its frame,
+    /// or `None` when every child is converted.
+    fn advance(
+        &mut self,
+        leaf: &impl Fn(&'v S) -> D,
+        key: &impl Fn(&'v S::Key) -> D::Key,
+    ) -> Option<Self> {
+        match self {
+            Frame::Items { rest, done, .. } => {
+                for child in rest.by_ref() {
+                    match Frame::open(child) {
+                        Some(frame) => return Some(frame),
+                        None => done.push(leaf(child)),
+                    }
+                }
+                None
+            }
+            Frame::Entries { rest, done, key: k } => {
+                for (name, child) in rest.by_ref() {
+                    match Frame::open(child) {
+                        Some(frame) => {
+                            *k = Some(key(name));
+                            return Some(frame);
+                        }
+                        None => done.push((key(name), leaf(child))),
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Takes the converted value of the container child [`Frame::advance`] returned.
+    fn accept(&mut self, value: D) {
+        match self {
+            Frame::Items { done, .. } => done.push(value),
+            Frame::Entries { done, key, .. } => {
+                if let Some(k) = key.take() {
+                    done.push((k, value));
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> D {
+        match self {
+            Frame::Items {
+                done, tag: None, ..
+            } => D::list(done),
+            Frame::Items {
+                done, tag: Some(t), ..
+            } => D::structure(t, done),
+            Frame::Entries { done, .. } => D::map(done),
+        }
+    }
+}
+
+/// Converts the tree under `root` node by node: `leaf` converts each leaf (it is never
+/// given a container), `key` each map key.
+pub(crate) fn convert<'v, S: Tree, D: Build>(
+    root: &'v S,
+    leaf: &impl Fn(&'v S) -> D,
+    key: &impl Fn(&'v S::Key) -> D::Key,
+) -> D {
+    let Some(mut frame) = Frame::open(root) else {
+        return leaf(root);
+    };
+    let mut stack: Vec<Frame<'v, S, D>> = Vec::new();
+    loop {
+        if let Some(child) = frame.advance(leaf, key) {
+            stack.push(frame);
+            frame = child;
+            continue;
+        }
+        let value = frame.finish();
+        match stack.pop() {
+            Some(parent) => {
+                frame = parent;
+                frame.accept(value);
+            }
+            None => return value,
+        }
+    }
+}
+
+/// Two containers being compared: the children not yet compared.
+enum Pair<'v, T: Tree> {
+    Items(slice::Iter<'v, T>, slice::Iter<'v, T>),
+    Entries(slice::Iter<'v, (T::Key, T)>, slice::Iter<'v, (T::Key, T)>),
+}
+
+/// Structural equality; `leaf_eq` compares two nodes of which at least one is a leaf.
+pub(crate) fn eq<T: Tree>(a: &T, b: &T, leaf_eq: impl Fn(&T, &T) -> bool) -> bool {
+    let mut stack: Vec<Pair<'_, T>> = Vec::new();
+    let mut next = Some((a, b));
+    loop {
+        if let Some((x, y)) = next.take() {
+            match (x.shape(), y.shape()) {
+                (Shape::List(p), Shape::List(q)) if p.len() == q.len() => {
+                    stack.push(Pair::Items(p.iter(), q.iter()));
+                }
+                (Shape::Struct(s, p), Shape::Struct(t, q)) if s == t && p.len() == q.len() => {
+                    stack.push(Pair::Items(p.iter(), q.iter()));
+                }
+                (Shape::Map(p), Shape::Map(q)) if p.len() == q.len() => {
+                    stack.push(Pair::Entries(p.iter(), q.iter()));
+                }
+                (Shape::Leaf, _) | (_, Shape::Leaf) => {
+                    if !leaf_eq(x, y) {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+        let Some(top) = stack.last_mut() else {
+            return true;
+        };
+        match top {
+            Pair::Items(p, q) => next = p.next().zip(q.next()),
+            Pair::Entries(p, q) => {
+                if let Some(((k, x), (l, y))) = p.next().zip(q.next()) {
+                    if k.as_ref() != l.as_ref() {
+                        return false;
+                    }
+                    next = Some((x, y));
+                }
+            }
+        }
+        if next.is_none() {
+            stack.pop();
+        }
+    }
+}
+
+/// Takes the children out of a container, leaving it empty.
+pub(crate) trait Drain: Tree {
+    /// Moves this node's children (map values included) onto `out`.
+    fn drain_into(&mut self, out: &mut Vec<Self>);
+    /// True when this node is a container with at least one child.
+    fn has_children(&self) -> bool {
+        match self.shape() {
+            Shape::Leaf => false,
+            Shape::List(c) | Shape::Struct(_, c) => !c.is_empty(),
+            Shape::Map(e) => !e.is_empty(),
+        }
+    }
+}
+
+impl Drain for ValueRef<'_> {
+    fn drain_into(&mut self, out: &mut Vec<Self>) {
+        match self {
+            ValueRef::List(items) => out.append(items),
+            ValueRef::Map(entries) => out.extend(entries.drain(..).map(|(_, v)| v)),
+            ValueRef::Struct(s) => out.append(&mut s.fields),
+            _ => {}
+        }
+    }
+}
+
+impl Drain for Value {
+    fn drain_into(&mut self, out: &mut Vec<Self>) {
+        match self {
+            Value::List(items) => out.append(items),
+            Value::Map(entries) => out.extend(entries.drain(..).map(|(_, v)| v)),
+            Value::Struct(s) => out.append(&mut s.fields),
+            _ => {}
+        }
+    }
+}
+
+/// The body of `Drop` for both trees. A container whose children are all leaves or empty
+/// containers drops as usual (one level); anything deeper is taken apart with an explicit
+/// stack, so that every node is dropped once it has no children left.
+pub(crate) fn drop_tree<T: Drain>(node: &mut T) {
+    let deep = match node.shape() {
+        Shape::Leaf => false,
+        Shape::List(c) | Shape::Struct(_, c) => c.iter().any(Drain::has_children),
+        Shape::Map(e) => e.iter().any(|(_, v)| v.has_children()),
+    };
+    if !deep {
+        return;
+    }
+    let mut pending = Vec::new();
+    node.drain_into(&mut pending);
+    while let Some(mut child) = pending.pop() {
+        // `child` drops at the end of this iteration with no children left.
+        child.drain_into(&mut pending);
+    }
+}
+
+/// How [`display`] renders leaves and keys.
+pub(crate) trait Render: Tree {
+    fn render_leaf(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+impl Render for ValueRef<'_> {
+    fn render_leaf(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ValueRef::Null => f.write_str("null"),
+            ValueRef::Bool(b) => write!(f, "{b}"),
+            ValueRef::Int(i) => write!(f, "{i}"),
+            ValueRef::Float(x) => write!(f, "{x:?}"),
+            ValueRef::Bytes(b) => write_hex(f, b),
+            ValueRef::String(s) => write_quoted(f, s),
+            ValueRef::Uuid(u) => {
+                f.write_str("uuid(")?;
+                write_uuid(f, u)?;
+                f.write_str(")")
+            }
+            // Containers are rendered by `display`.
+            ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => Ok(()),
+        }
+    }
+}
+
+impl Render for Value {
+    fn render_leaf(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::Bytes(b) => write_hex(f, b),
+            Value::String(s) => write_quoted(f, s),
+            Value::Uuid(u) => {
+                f.write_str("uuid(")?;
+                write_uuid(f, u)?;
+                f.write_str(")")
+            }
+            Value::List(_) | Value::Map(_) | Value::Struct(_) => Ok(()),
+        }
+    }
+}
+
+/// An open container while rendering: its remaining children.
+enum Open<'v, T: Tree> {
+    Items(slice::Iter<'v, T>),
+    Entries(slice::Iter<'v, (T::Key, T)>),
+}
+
+/// How a container starts and ends, and how its parts are separated, for [`walk_fmt`].
+pub(crate) struct Syntax<T> {
+    /// Writes a container's opening (e.g. `[` or `Struct<0x4E>[`) and returns what
+    /// closes it.
+    pub(crate) open: fn(&mut fmt::Formatter<'_>, &T) -> Result<&'static str, fmt::Error>,
+    /// Writes a map key and what follows it (e.g. `"k": `).
+    pub(crate) key: fn(&mut fmt::Formatter<'_>, &str) -> fmt::Result,
+    /// Writes a leaf.
+    pub(crate) leaf: fn(&T, &mut fmt::Formatter<'_>) -> fmt::Result,
+    /// Between two children.
+    pub(crate) sep: &'static str,
+}
+
+/// Writes `root` with `syntax`, one container level at a time on an explicit stack.
+pub(crate) fn walk_fmt<T: Tree>(
+    f: &mut fmt::Formatter<'_>,
+    root: &T,
+    syntax: &Syntax<T>,
+) -> fmt::Result {
+    // Each open container, whether a child of it was written yet, and its closing.
+    let mut stack: Vec<(Open<'_, T>, bool, &'static str)> = Vec::new();
+    let mut next = Some(root);
+    loop {
+        if let Some(v) = next.take() {
+            match v.shape() {
+                Shape::Leaf => (syntax.leaf)(v, f)?,
+                Shape::List(items) | Shape::Struct(_, items) => {
+                    let close = (syntax.open)(f, v)?;
+                    stack.push((Open::Items(items.iter()), false, close));
+                }
+                Shape::Map(entries) => {
+                    let close = (syntax.open)(f, v)?;
+                    stack.push((Open::Entries(entries.iter()), false, close));
+                }
+            }
+        }
+        let Some((top, started, end)) = stack.last_mut() else {
+            return Ok(());
+        };
+        let close = match top {
+            Open::Items(items) => match items.next() {
+                Some(item) => {
+                    next = Some(item);
+                    None
+                }
+                None => Some(*end),
+            },
+            Open::Entries(entries) => match entries.next() {
+                Some((k, item)) => {
+                    if *started {
+                        f.write_str(syntax.sep)?;
+                    }
+                    (syntax.key)(f, k.as_ref())?;
+                    next = Some(item);
+                    *started = true;
+                    continue;
+                }
+                None => Some(*end),
+            },
+        };
+        match close {
+            Some(close) => {
+                f.write_str(close)?;
+                stack.pop();
+            }
+            None => {
+                if *started {
+                    f.write_str(syntax.sep)?;
+                }
+                *started = true;
+            }
+        }
+    }
+}
+
+fn open_display<T: Tree>(f: &mut fmt::Formatter<'_>, v: &T) -> Result<&'static str, fmt::Error> {
+    match v.shape() {
+        Shape::Struct(tag, _) => write!(f, "Struct<{tag:#04X}>[").map(|()| "]"),
+        Shape::Map(_) => f.write_str("{").map(|()| "}"),
+        Shape::List(_) | Shape::Leaf => f.write_str("[").map(|()| "]"),
+    }
+}
+
+fn key_display(f: &mut fmt::Formatter<'_>, k: &str) -> fmt::Result {
+    write_quoted(f, k)?;
+    f.write_str(": ")
+}
+
+/// The `Display` rendering of both trees.
+pub(crate) fn display<T: Render>(f: &mut fmt::Formatter<'_>, root: &T) -> fmt::Result {
+    walk_fmt(
+        f,
+        root,
+        &Syntax {
+            open: open_display::<T>,
+            key: key_display,
+            leaf: T::render_leaf,
+            sep: ", ",
+        },
+    )
+}
+
+fn open_debug<T: Tree>(f: &mut fmt::Formatter<'_>, v: &T) -> Result<&'static str, fmt::Error> {
+    match v.shape() {
+        Shape::Struct(tag, _) => write!(f, "Struct({tag:#04X}, [").map(|()| "])"),
+        Shape::Map(_) => f.write_str("Map({").map(|()| "})"),
+        Shape::List(_) | Shape::Leaf => f.write_str("List([").map(|()| "])"),
+    }
+}
+
+fn key_debug(f: &mut fmt::Formatter<'_>, k: &str) -> fmt::Result {
+    write!(f, "{k:?}: ")
+}
+
+/// How [`debug`] renders leaves.
+pub(crate) trait DebugLeaf: Tree {
+    fn debug_leaf(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+macro_rules! debug_leaf {
+    ($ty:ident $(<$l:lifetime>)?) => {
+        impl DebugLeaf for $ty $(<$l>)? {
+            fn debug_leaf(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    Self::Null => f.write_str("Null"),
+                    Self::Bool(b) => write!(f, "Bool({b:?})"),
+                    Self::Int(i) => write!(f, "Int({i:?})"),
+                    Self::Float(x) => write!(f, "Float({x:?})"),
+                    Self::Bytes(b) => write!(f, "Bytes({b:?})"),
+                    Self::String(s) => write!(f, "String({s:?})"),
+                    Self::Uuid(u) => write!(f, "Uuid({u:?})"),
+                    // Containers are rendered by `debug`.
+                    Self::List(_) | Self::Map(_) | Self::Struct(_) => Ok(()),
+                }
+            }
+        }
+    };
+}
+debug_leaf!(ValueRef<'_>);
+debug_leaf!(Value);
+
+/// The `Debug` rendering of both trees: like a derived one, with maps as
+/// `Map({"k": Int(1)})` and structures as `Struct(0x4E, [...])`.
+pub(crate) fn debug<T: DebugLeaf>(f: &mut fmt::Formatter<'_>, root: &T) -> fmt::Result {
+    walk_fmt(
+        f,
+        root,
+        &Syntax {
+            open: open_debug::<T>,
+            key: key_debug,
+            leaf: T::debug_leaf,
+            sep: ", ",
+        },
+    )
+}
