@@ -293,10 +293,11 @@ typedef union bc_payload {
  * must be one the library handed out and still valid.
  *
  * **Lifetime.** A value (and everything reachable from it) is valid until the handle
- * that produced it decodes again, is reset or is freed (see `bc_decoder_decode`,
- * `bc_connection_poll_event`). Strings, byte arrays and UUIDs point into the decoded
- * input (zero copy) unless the decoder copies its input (`BC_OPT_COPY_INPUT`): then
- * that input buffer must also stay unchanged while the value is used. Using a value
+ * that produced it decodes again successfully, is reset or is freed (see
+ * `bc_decoder_decode`, `bc_connection_poll_event`); a failing call changes nothing the
+ * caller already has. Strings, byte arrays and UUIDs point into the decoded input (zero
+ * copy), which must then also stay unchanged while the value is used, unless the
+ * decoder copies its input (`BC_OPT_COPY_INPUT`). Using a value
  * after that is invalid (undefined behaviour), exactly like a dangling pointer.
  *
  * When `len` is 0 the pointer members may be NULL.
@@ -1499,9 +1500,10 @@ enum bc_status bc_decoder_set_options(struct bc_decoder *dec, uint32_t flags);
  * Decodes `data[0 .. len-1]` as exactly one value; `*out` receives its root.
  *
  * **Ownership and lifetime.** The tree belongs to the decoder. It stays valid until the
- * next `bc_decoder_decode*` or `bc_decoder_reset` on this decoder, or
- * `bc_decoder_free`, whichever comes first; the call invalidates the values of the
- * previous one. Strings, byte arrays and UUIDs point into `data` (zero copy), so `data`
+ * next successful `bc_decoder_decode*`, or `bc_decoder_reset`, on this decoder, or
+ * `bc_decoder_free`, whichever comes first. A call that fails leaves the values of the
+ * last successful one valid and unchanged; a call that succeeds invalidates them.
+ * Strings, byte arrays and UUIDs point into `data` (zero copy), so `data`
  * must also stay unchanged while they are used — unless `BC_OPT_COPY_INPUT` is set.
  *
  * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`dec` or `out` NULL, or `data` NULL with

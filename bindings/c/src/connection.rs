@@ -221,6 +221,8 @@ struct Current {
 pub struct bc_connection {
     inner: ClientConnection,
     current: Current,
+    /// Where the next event is built; it becomes `current` only once complete.
+    spare: Current,
     err: ErrorState,
 }
 
@@ -240,9 +242,10 @@ impl bc_connection {
         DecodeOptions::default().with_uuid(self.inner.version().is_some_and(|v| v.has_uuid()))
     }
 
-    /// Replaces the current event with `event`.
+    /// Replaces the current event with `event` (built aside first: on failure the
+    /// previous event stays as it was).
     fn set_current(&mut self, event: Event) -> Res<bc_event> {
-        let c = &mut self.current;
+        let c = &mut self.spare;
         c.encoded.clear();
         c.tree.clear();
         c.code = None;
@@ -294,6 +297,10 @@ impl bc_connection {
             c.tree.build(&mut dec)?;
             out.value = c.tree.root().unwrap_or(std::ptr::null());
         }
+        // Moving the buffers does not move the memory the event points into (the texts'
+        // pointers are taken after the move all the same).
+        std::mem::swap(&mut self.current, &mut self.spare);
+        let c = &self.current;
         out.code = c.code.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         out.message = c.message.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         Ok(out)
@@ -406,6 +413,7 @@ pub unsafe extern "C" fn bc_connection_new(
             bc_connection {
                 inner: ClientConnection::new(inner),
                 current: Current::default(),
+                spare: Current::default(),
                 err: ErrorState::default(),
             },
         );

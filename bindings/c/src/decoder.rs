@@ -66,12 +66,23 @@ impl From<bc_decode_limits> for DecodeLimits {
 pub struct bc_decoder {
     opts: DecodeOptions,
     copy_input: bool,
-    /// The copy of the last input (`BC_OPT_COPY_INPUT`), which its values point into.
-    input: Vec<u8>,
-    /// The buffer the next copy is made in (see [`refill`]).
-    spare: Vec<u8>,
-    tree: Tree,
+    /// The values of the last successful decode (and, with `BC_OPT_COPY_INPUT`, the copy
+    /// of the input they point into).
+    current: Output,
+    /// Where the next decode is built. It becomes `current` only when the decode
+    /// succeeds, so that a failing call leaves the values the caller already has valid
+    /// and unchanged (regression test
+    /// `failed_decode_overwrote_the_values_of_the_last_successful_one`).
+    next: Output,
     err: ErrorState,
+}
+
+/// A value tree and the input copy it may point into.
+#[derive(Default)]
+struct Output {
+    tree: Tree,
+    /// The copy of the input (`BC_OPT_COPY_INPUT`); empty otherwise.
+    input: Vec<u8>,
 }
 
 impl Handle for bc_decoder {
@@ -85,54 +96,70 @@ impl bc_decoder {
         bc_decoder {
             opts: DecodeOptions::default(),
             copy_input: false,
-            input: Vec::new(),
-            spare: Vec::new(),
-            tree: Tree::default(),
+            current: Output::default(),
+            next: Output::default(),
             err: ErrorState::default(),
         }
     }
 
+    /// Makes the output just built the current one; returns its root.
+    fn commit(&mut self) -> Res<*const bc_value> {
+        let root = self
+            .next
+            .tree
+            .root()
+            .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))?;
+        // Moving the trees and vectors does not move the memory the values live in.
+        std::mem::swap(&mut self.current, &mut self.next);
+        Ok(root)
+    }
+
     /// Decodes one value from the start of `data`; returns the bytes it used.
     fn decode(&mut self, data: &[u8], exact: bool) -> Res<(*const bc_value, usize)> {
+        let next = &mut self.next;
+        next.input.clear();
+        // The copy goes to `next.input`, never to the current one: `data` may be the
+        // bytes of a current value (decoded again), and those stay valid on failure.
         let input: &[u8] = if self.copy_input {
-            refill(&mut self.input, &mut self.spare, &[data]);
-            &self.input
+            next.input.extend_from_slice(data);
+            &next.input
         } else {
             data
         };
         let mut dec = Decoder::with_options(input, self.opts);
-        self.tree.build(&mut dec)?;
+        next.tree.build(&mut dec)?;
         if exact {
             dec.finish()?;
         }
         let used = dec.position();
-        let root = self
-            .tree
-            .root()
-            .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))?;
-        Ok((root, used))
+        Ok((self.commit()?, used))
     }
-}
 
-/// Makes `input` a copy of `parts`, one after the other. The copy is made in `spare`,
-/// then the two are swapped: a part may be the bytes of a value of the previous decode
-/// (decoded again), which lie in `input`, and refilling `input` in place would
-/// overwrite them while they are read.
-fn refill(input: &mut Vec<u8>, spare: &mut Vec<u8>, parts: &[&[u8]]) {
-    spare.clear();
-    for part in parts {
-        spare.extend_from_slice(part);
-    }
-    std::mem::swap(input, spare);
-}
-
-impl bc_decoder {
-    /// Decodes each of `parts` (slices of the same input) as exactly one value, as the
-    /// items of one list. Reuses one `Decoder` for all.
-    fn decode_parts<'a>(&mut self, parts: impl Iterator<Item = &'a [u8]>) -> Res<*const bc_value> {
-        self.tree.start_list();
-        let mut dec: Option<Decoder<'a>> = None;
-        for (i, part) in parts.enumerate() {
+    /// Decodes each of `parts` as exactly one value, as the items of one list (a copy
+    /// of them all with `BC_OPT_COPY_INPUT`). Reuses one `Decoder` for all.
+    fn decode_parts(&mut self, parts: &[&[u8]]) -> Res<*const bc_value> {
+        let next = &mut self.next;
+        next.input.clear();
+        let mut copied: Vec<&[u8]> = Vec::new();
+        let parts: &[&[u8]] = if self.copy_input {
+            let mut ends = Vec::with_capacity(parts.len());
+            for p in parts {
+                next.input.extend_from_slice(p);
+                ends.push(next.input.len());
+            }
+            let all: &[u8] = &next.input;
+            let mut start = 0;
+            for end in ends {
+                copied.push(all.get(start..end).unwrap_or_default());
+                start = end;
+            }
+            &copied
+        } else {
+            parts
+        };
+        next.tree.start_list();
+        let mut dec: Option<Decoder<'_>> = None;
+        for (i, part) in parts.iter().enumerate() {
             let d = match dec.as_mut() {
                 Some(d) => {
                     d.reset(part);
@@ -140,7 +167,7 @@ impl bc_decoder {
                 }
                 None => dec.insert(Decoder::with_options(part, self.opts)),
             };
-            let result = self.tree.push_value(d).and_then(|()| Ok(d.finish()?));
+            let result = next.tree.push_value(d).and_then(|()| Ok(d.finish()?));
             if let Err(e) = result {
                 return Err(Failure {
                     message: format!("value {i}: {}", e.message),
@@ -148,10 +175,44 @@ impl bc_decoder {
                 });
             }
         }
-        self.tree.finish_list()?;
-        self.tree
-            .root()
-            .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))
+        next.tree.finish_list()?;
+        self.commit()
+    }
+
+    /// Decodes consecutive values of `data` as the items of one list.
+    fn decode_all(&mut self, data: &[u8]) -> Res<*const bc_value> {
+        let next = &mut self.next;
+        next.input.clear();
+        let input: &[u8] = if self.copy_input {
+            next.input.extend_from_slice(data);
+            &next.input
+        } else {
+            data
+        };
+        next.tree.start_list();
+        let mut dec = Decoder::with_options(input, self.opts);
+        let mut index = 0usize;
+        let mut pos = 0usize;
+        while pos < input.len() {
+            let rest = input.get(pos..).unwrap_or_default();
+            dec.reset(rest);
+            if let Err(e) = next.tree.push_value(&mut dec) {
+                let shift = if e.offset >= 0 {
+                    i64::try_from(pos).unwrap_or(i64::MAX)
+                } else {
+                    0
+                };
+                return Err(Failure {
+                    offset: e.offset.saturating_add(shift),
+                    message: format!("value {index}: {}", e.message),
+                    ..e
+                });
+            }
+            pos += dec.position();
+            index += 1;
+        }
+        next.tree.finish_list()?;
+        self.commit()
     }
 }
 
@@ -268,9 +329,10 @@ pub unsafe extern "C" fn bc_decoder_set_options(dec: *mut bc_decoder, flags: u32
 /// Decodes `data[0 .. len-1]` as exactly one value; `*out` receives its root.
 ///
 /// **Ownership and lifetime.** The tree belongs to the decoder. It stays valid until the
-/// next `bc_decoder_decode*` or `bc_decoder_reset` on this decoder, or
-/// `bc_decoder_free`, whichever comes first; the call invalidates the values of the
-/// previous one. Strings, byte arrays and UUIDs point into `data` (zero copy), so `data`
+/// next successful `bc_decoder_decode*`, or `bc_decoder_reset`, on this decoder, or
+/// `bc_decoder_free`, whichever comes first. A call that fails leaves the values of the
+/// last successful one valid and unchanged; a call that succeeds invalidates them.
+/// Strings, byte arrays and UUIDs point into `data` (zero copy), so `data`
 /// must also stay unchanged while they are used — unless `BC_OPT_COPY_INPUT` is set.
 ///
 /// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`dec` or `out` NULL, or `data` NULL with
@@ -352,50 +414,10 @@ pub unsafe extern "C" fn bc_decoder_decode_all(
     unsafe {
         ffi::with_handle(dec, |d| {
             let (data, out) = (ffi::bytes(data, len)?, Out::new(out)?);
-            if d.copy_input {
-                // Decode from a copy the decoder keeps (taken out of `d` for the borrow;
-                // moving the Vec back does not move its buffer).
-                refill(&mut d.input, &mut d.spare, &[data]);
-                let copy = std::mem::take(&mut d.input);
-                let root = decode_all(d, &copy);
-                d.input = copy;
-                out.set(root?);
-            } else {
-                out.set(decode_all(d, data)?);
-            }
+            out.set(d.decode_all(data)?);
             Ok(())
         })
     }
-}
-
-/// Decodes consecutive values of `input` into `d`'s tree as a list; returns its root.
-fn decode_all(d: &mut bc_decoder, input: &[u8]) -> Res<*const bc_value> {
-    d.tree.start_list();
-    let mut dec = Decoder::with_options(input, d.opts);
-    let mut index = 0usize;
-    let mut pos = 0usize;
-    while pos < input.len() {
-        let rest = input.get(pos..).unwrap_or_default();
-        dec.reset(rest);
-        if let Err(e) = d.tree.push_value(&mut dec) {
-            let shift = if e.offset >= 0 {
-                i64::try_from(pos).unwrap_or(i64::MAX)
-            } else {
-                0
-            };
-            return Err(Failure {
-                offset: e.offset.saturating_add(shift),
-                message: format!("value {index}: {}", e.message),
-                ..e
-            });
-        }
-        pos += dec.position();
-        index += 1;
-    }
-    d.tree.finish_list()?;
-    d.tree
-        .root()
-        .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))
 }
 
 /// Decodes `count` de-chunked messages (from `bc_dechunker_message`) in one call, each as
@@ -426,27 +448,7 @@ pub unsafe extern "C" fn bc_decoder_decode_messages(
             for m in list {
                 parts.push(ffi::bytes(m.data, m.len)?);
             }
-            if d.copy_input {
-                refill(&mut d.input, &mut d.spare, &parts);
-                let copy = std::mem::take(&mut d.input);
-                let mut ends = Vec::with_capacity(parts.len());
-                let mut end = 0;
-                for p in &parts {
-                    end += p.len();
-                    ends.push(end);
-                }
-                let starts = std::iter::once(0).chain(ends.iter().copied());
-                let r = d.decode_parts(
-                    starts
-                        .zip(ends.iter().copied())
-                        .map(|(a, b)| copy.get(a..b).unwrap_or_default()),
-                );
-                d.input = copy;
-                out.set(r?);
-            } else {
-                let root = d.decode_parts(parts.into_iter())?;
-                out.set(root);
-            }
+            out.set(d.decode_parts(&parts)?);
             Ok(())
         })
     }
@@ -464,9 +466,10 @@ pub unsafe extern "C" fn bc_decoder_reset(dec: *mut bc_decoder) -> bc_status {
     // SAFETY: forwarded contract.
     unsafe {
         ffi::with_handle(dec, |d| {
-            d.tree.clear();
-            d.input.clear();
-            d.spare.clear();
+            for o in [&mut d.current, &mut d.next] {
+                o.tree.clear();
+                o.input.clear();
+            }
             d.err.clear();
             Ok(())
         })

@@ -794,6 +794,88 @@ fn decoded_root_was_invalidated_by_the_next_reborrow_of_the_decoder() {
     }
 }
 
+/// Regression (issue 13: one bad call must never touch another): a decode that failed
+/// had already cleared the decoder's tree and built part of the bad value over the nodes
+/// of the last successful decode, so the values the caller held changed under it (and,
+/// with `BC_OPT_COPY_INPUT`, the bytes their strings pointed to). A failing call now
+/// builds aside and leaves them valid and unchanged, through every decode entry point.
+#[test]
+fn failed_decode_overwrote_the_values_of_the_last_successful_one() {
+    // SAFETY: handles created and freed here; the good value is read only while the
+    // documentation says it is valid (no successful decode on `d` since); `good`
+    // outlives it.
+    unsafe {
+        for flags in [0, BC_OPT_COPY_INPUT] {
+            let d = decoder(flags);
+            // {"name": "Alice", "n": [1, 2, 3]}
+            let good = hx("A2 84 6E 61 6D 65 85 41 6C 69 63 65 81 6E 93 01 02 03");
+            let v = decode(d, &good);
+            let check = |v: *const bc_value| {
+                assert_eq!(((*v).kind, (*v).len), (BC_TYPE_MAP, 2));
+                assert_eq!(text_of(entry(v, "name")), "Alice");
+                let n = entry(v, "n");
+                assert_eq!((int_of(item(n, 0)), int_of(item(n, 2))), (1, 3));
+            };
+            check(v);
+            // Bad inputs that fail late, after many nodes and strings were built: a
+            // long map cut short, a reserved marker deep inside, trailing bytes.
+            let mut long = hx("A8");
+            for i in 0..7u8 {
+                long.extend_from_slice(&[0x81, b'a' + i, 0x85, b'B', b'o', b'b', b'b', b'y']);
+            }
+            let mut reserved = long.clone();
+            reserved.extend_from_slice(&hx("81 7A C4"));
+            let mut trailing = good.clone();
+            trailing.push(0x01);
+            for bad in [&long, &reserved, &trailing] {
+                assert_ne!(decode_status(d, bad), BC_OK);
+                check(v);
+                let mut out = null();
+                let mut used = 0usize;
+                assert_ne!(
+                    bc_decoder_decode_prefix(d, bad.as_ptr(), good.len() - 1, &mut out, &mut used),
+                    BC_OK
+                );
+                check(v);
+                let cut_tail = [bad.as_slice(), &[0x85]].concat();
+                assert_ne!(
+                    bc_decoder_decode_all(d, cut_tail.as_ptr(), cut_tail.len(), &mut out),
+                    BC_OK
+                );
+                check(v);
+                let msgs = [good.as_slice(), bad.as_slice()].map(|m| bc_message {
+                    data: m.as_ptr(),
+                    len: m.len(),
+                    stream_offset: 0,
+                    chunk_count: 1,
+                    copied: false,
+                });
+                assert_ne!(
+                    bc_decoder_decode_messages(d, msgs.as_ptr(), 2, &mut out),
+                    BC_OK
+                );
+                check(v);
+            }
+            // Decoding the value's own string bytes ("Alice": the integer 0x41, then
+            // trailing bytes) fails, and keeps them and the value.
+            let mut p: *const c_char = null();
+            let mut n = 0usize;
+            ok!(bc_value_as_string(entry(v, "name"), &mut p, &mut n));
+            let mut out = null();
+            st!(
+                bc_decoder_decode(d, p.cast(), n, &mut out),
+                BC_ERR_TRAILING_BYTES
+            );
+            check(v);
+            // The next successful decode replaces it, as documented.
+            let x = hx("81 78");
+            let w = decode(d, &x);
+            assert_eq!(text_of(w), "x");
+            bc_decoder_free(d);
+        }
+    }
+}
+
 /// Regression: with `BC_OPT_COPY_INPUT`, decoding bytes that belong to a value of the
 /// same decoder's previous decode (a PackStream blob in a byte array, decoded again)
 /// refilled the decoder's copy in place: it cleared and overwrote the very bytes it was

@@ -64,10 +64,11 @@ pub union bc_payload {
 /// must be one the library handed out and still valid.
 ///
 /// **Lifetime.** A value (and everything reachable from it) is valid until the handle
-/// that produced it decodes again, is reset or is freed (see `bc_decoder_decode`,
-/// `bc_connection_poll_event`). Strings, byte arrays and UUIDs point into the decoded
-/// input (zero copy) unless the decoder copies its input (`BC_OPT_COPY_INPUT`): then
-/// that input buffer must also stay unchanged while the value is used. Using a value
+/// that produced it decodes again successfully, is reset or is freed (see
+/// `bc_decoder_decode`, `bc_connection_poll_event`); a failing call changes nothing the
+/// caller already has. Strings, byte arrays and UUIDs point into the decoded input (zero
+/// copy), which must then also stay unchanged while the value is used, unless the
+/// decoder copies its input (`BC_OPT_COPY_INPUT`). Using a value
 /// after that is invalid (undefined behaviour), exactly like a dangling pointer.
 ///
 /// When `len` is 0 the pointer members may be NULL.
