@@ -79,6 +79,8 @@ run_tests() { # DIR LABEL
   suite "header as C++17 ($2)" "$1/header_cxx"
   suite "test_api ($2)" "$1/test_api"
   suite "test_vectors ($2)" "$1/test_vectors" "$ROOT/tests/vectors/packstream.json"
+  suite "test_deep ($2)" "$1/test_deep"
+  suite "test_interleave ($2)" "$1/test_interleave"
 }
 
 log "C tests"
