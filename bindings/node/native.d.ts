@@ -28,7 +28,9 @@ export declare class NativeCodec {
   /**
    * Decodes `input`, a buffer of complete framed Bolt messages (chunks and end markers).
    * With `records`, every message must be a RECORD and only its field list is written.
-   * A buffer that ends inside a message is a `truncated` error (status 1).
+   * A buffer that ends inside a message is a `truncated` error (status 1). A call that
+   * fails so (the JS side then throws and reads none of its messages) interns none of
+   * its keys: the key table only takes the keys of calls whose tape is read.
    */
   decodeFrames(input: Buffer, out: Buffer, records: boolean): number
   /**
@@ -38,8 +40,18 @@ export declare class NativeCodec {
    * broken until `reset`.
    */
   push(input: Buffer, out: Buffer, records: boolean): number
-  /** Copies the last result into `out` again (after growing it). */
+  /**
+   * Copies the last result into `out` again, after a call returned that `out` was too
+   * small (and JS grew it).
+   */
   copyOut(out: Buffer): number
+  /**
+   * The interned keys of ids `from` to `to` (exclusive): lets the JS side take back
+   * keys it missed, should a call ever end between interning and JS reading the tape.
+   */
+  keyStrings(from: number, to: number): Array<string>
+  /** Number of interned keys. */
+  keyCount(): number
   /** The error of the `index`-th failed message of the last result. */
   errorInfo(index: number): ErrorInfo | null
   /** The framing error of the last result (status 1). */

@@ -174,6 +174,9 @@ fn messages_into(
     }
 }
 
+/// Largest tape (per area, in bytes) a codec keeps allocated between calls.
+const KEEP_BYTES: usize = 4 << 20;
+
 /// The native decoder behind `boltcodec`'s `unpack`, `decodeRecords` and `Dechunker`.
 ///
 /// Each method decodes into an internal tape and copies it into `out`, a buffer owned by
@@ -219,7 +222,7 @@ impl NativeCodec {
     /// Decodes `input` as exactly one PackStream value.
     #[napi]
     pub fn decode_value(&mut self, input: BufferSlice<'_>, mut out: BufferSlice<'_>) -> i64 {
-        self.tape.clear();
+        self.tape.start(&self.keys);
         self.status = 0;
         let mut dec = Decoder::with_options(&input, self.opts);
         self.tape
@@ -229,7 +232,9 @@ impl NativeCodec {
 
     /// Decodes `input`, a buffer of complete framed Bolt messages (chunks and end markers).
     /// With `records`, every message must be a RECORD and only its field list is written.
-    /// A buffer that ends inside a message is a `truncated` error (status 1).
+    /// A buffer that ends inside a message is a `truncated` error (status 1). A call that
+    /// fails so (the JS side then throws and reads none of its messages) interns none of
+    /// its keys: the key table only takes the keys of calls whose tape is read.
     #[napi]
     pub fn decode_frames(
         &mut self,
@@ -237,7 +242,8 @@ impl NativeCodec {
         mut out: BufferSlice<'_>,
         records: bool,
     ) -> i64 {
-        self.tape.clear();
+        self.tape.start(&self.keys);
+        let keys_before = self.keys.len();
         let shape = if records { Shape::Record } else { Shape::Any };
         self.stream_error = frames_into(
             &input,
@@ -248,6 +254,9 @@ impl NativeCodec {
             &mut self.tape,
         );
         self.status = i32::from(self.stream_error.is_some());
+        if self.stream_error.is_some() {
+            self.keys.truncate(keys_before);
+        }
         self.write_out(&mut out)
     }
 
@@ -257,7 +266,7 @@ impl NativeCodec {
     /// broken until `reset`.
     #[napi]
     pub fn push(&mut self, input: BufferSlice<'_>, mut out: BufferSlice<'_>, records: bool) -> i64 {
-        self.tape.clear();
+        self.tape.start(&self.keys);
         let batch = self.stream.feed_batch(&input);
         let shape = if records {
             Shape::RecordOrAny
@@ -270,18 +279,38 @@ impl NativeCodec {
         self.write_out(&mut out)
     }
 
-    /// Copies the last result into `out` again (after growing it).
+    /// Copies the last result into `out` again, after a call returned that `out` was too
+    /// small (and JS grew it).
     #[napi]
-    pub fn copy_out(&self, mut out: BufferSlice<'_>) -> i64 {
+    pub fn copy_out(&mut self, mut out: BufferSlice<'_>) -> i64 {
         self.write_out(&mut out)
     }
 
-    fn write_out(&self, out: &mut [u8]) -> i64 {
+    /// Copies the tape into `out`; once it is there, gives back the tape's memory if the
+    /// call was large (see [`KEEP_BYTES`]).
+    fn write_out(&mut self, out: &mut [u8]) -> i64 {
+        let len = self.tape.out_len() as i64;
         if self.tape.write_out(out, self.status) {
-            self.tape.out_len() as i64
+            self.tape.release(KEEP_BYTES);
+            len
         } else {
-            -(self.tape.out_len() as i64)
+            -len
         }
+    }
+
+    /// The interned keys of ids `from` to `to` (exclusive): lets the JS side take back
+    /// keys it missed, should a call ever end between interning and JS reading the tape.
+    #[napi]
+    pub fn key_strings(&self, from: u32, to: u32) -> Vec<String> {
+        (from..to)
+            .map_while(|i| self.keys.get(i as usize).map(str::to_owned))
+            .collect()
+    }
+
+    /// Number of interned keys.
+    #[napi]
+    pub fn key_count(&self) -> u32 {
+        self.keys.len() as u32
     }
 
     /// The error of the `index`-th failed message of the last result.

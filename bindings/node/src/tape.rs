@@ -68,8 +68,14 @@ pub(crate) struct KeyTable {
 }
 
 impl KeyTable {
-    fn len(&self) -> usize {
+    /// Number of interned keys (the id the next new key gets).
+    pub(crate) fn len(&self) -> usize {
         self.by_id.len()
+    }
+
+    /// The key of `id`, if interned.
+    pub(crate) fn get(&self, id: usize) -> Option<&str> {
+        self.by_id.get(id).map(|k| &**k)
     }
 
     /// The id of `key`, interning it if there is room. `Err(())` when the table is full or
@@ -90,8 +96,8 @@ impl KeyTable {
         Some(id)
     }
 
-    /// Forgets the keys interned from `len` on (after a message failed to decode).
-    fn truncate(&mut self, len: usize) {
+    /// Forgets the keys interned from `len` on (after a message or a call failed).
+    pub(crate) fn truncate(&mut self, len: usize) {
         while self.by_id.len() > len {
             if let Some(k) = self.by_id.pop() {
                 self.ids.remove(&k);
@@ -135,6 +141,10 @@ pub(crate) struct Tape {
     pub(crate) count: u32,
     /// Messages that failed: their errors, referenced by `T_ERROR` words.
     pub(crate) errors: Vec<MessageError>,
+    /// The id of the first key new in this call (the number of keys the JS side must
+    /// already hold): JS checks it, so that a call whose keys it never received cannot
+    /// shift the ids of later ones.
+    pub(crate) key_base: u32,
 }
 
 /// A message of a batch that could not be decoded.
@@ -165,6 +175,43 @@ pub(crate) enum Shape {
 const RECORD: Token<'static> = Token::Struct { tag: 0x71, len: 1 };
 
 impl Tape {
+    /// Empties the tape for a call with `keys` interned so far, keeping its allocations.
+    pub(crate) fn start(&mut self, keys: &KeyTable) {
+        self.clear();
+        self.key_base = keys.len() as u32;
+    }
+
+    /// Gives back the memory of the value areas when one of them holds more than `bound`
+    /// bytes (after a large call), so that one large call does not keep its peak
+    /// allocation for the codec's life. Call it only once the tape has been copied out:
+    /// it empties the value areas (the errors stay, for `errorInfo`).
+    pub(crate) fn release(&mut self, bound: usize) {
+        fn bytes<T>(v: &Vec<T>) -> usize {
+            v.capacity() * core::mem::size_of::<T>()
+        }
+        let largest = [
+            bytes(&self.words),
+            bytes(&self.floats),
+            bytes(&self.latin1),
+            bytes(&self.utf8),
+            bytes(&self.bin),
+            bytes(&self.key_lens),
+            bytes(&self.key_bytes),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0);
+        if largest > bound {
+            self.words = Vec::new();
+            self.floats = Vec::new();
+            self.latin1 = Vec::new();
+            self.utf8 = Vec::new();
+            self.bin = Vec::new();
+            self.key_lens = Vec::new();
+            self.key_bytes = Vec::new();
+        }
+    }
+
     /// Empties the tape, keeping its allocations.
     pub(crate) fn clear(&mut self) {
         self.words.clear();
@@ -343,6 +390,7 @@ impl Tape {
     /// | 12, 13 | new keys: start index of their UTF-16 lengths (in `i32`s), count |
     /// | 14, 15 | new keys: start byte of their UTF-8 bytes, length |
     /// | 16 | number of failed messages |
+    /// | 17 | id of the first new key (the number of keys interned before the call) |
     ///
     /// Returns `false` (writing nothing) if `out` is too short.
     pub(crate) fn write_out(&self, out: &mut [u8], status: i32) -> bool {
@@ -369,6 +417,7 @@ impl Tape {
             n(l.key_bytes),
             n(self.key_bytes.len()),
             n(self.errors.len()),
+            n(self.key_base as usize),
         ];
         put_i32s(out, 0, &header);
         put_i32s(out, l.words, &self.words);
@@ -439,18 +488,22 @@ struct TapeWriter<'t> {
 }
 
 impl<'a> Visitor<'a> for TapeWriter<'_> {
+    type Error = Error;
+
     #[inline]
-    fn null(&mut self) {
+    fn null(&mut self) -> Result<(), Error> {
         self.tape.words.push(T_CONST);
+        Ok(())
     }
     #[inline]
-    fn bool(&mut self, b: bool) {
+    fn bool(&mut self, b: bool) -> Result<(), Error> {
         self.tape
             .words
             .push(T_CONST | if b { 2 << 4 } else { 1 << 4 });
+        Ok(())
     }
     #[inline]
-    fn int(&mut self, i: i64) {
+    fn int(&mut self, i: i64) -> Result<(), Error> {
         if SMALL_INT.contains(&i) {
             self.tape.words.push(T_INT | ((i as i32) << 4));
         } else {
@@ -458,45 +511,53 @@ impl<'a> Visitor<'a> for TapeWriter<'_> {
             self.tape.words.push((i >> 32) as i32);
             self.tape.words.push(i as i32);
         }
+        Ok(())
     }
     #[inline]
-    fn float(&mut self, f: f64) {
+    fn float(&mut self, f: f64) -> Result<(), Error> {
         self.tape.words.push(T_FLOAT);
         self.tape.floats.push(f);
+        Ok(())
     }
     #[inline]
-    fn string(&mut self, s: &'a str, is_key: bool) {
+    fn string(&mut self, s: &'a str, is_key: bool) -> Result<(), Error> {
         if is_key {
             if let Some(id) = self.keys.id(s, self.tape) {
                 self.tape.words.push(T_KEY | (id << 4) as i32);
-                return;
+                return Ok(());
             }
         }
         self.tape.string(s);
+        Ok(())
     }
     #[inline]
-    fn bytes(&mut self, b: &'a [u8]) {
+    fn bytes(&mut self, b: &'a [u8]) -> Result<(), Error> {
         self.tape.bin.extend_from_slice(b);
         self.tape.len_word(T_BYTES, b.len());
+        Ok(())
     }
     #[inline]
-    fn uuid(&mut self, u: [u8; 16]) {
+    fn uuid(&mut self, u: [u8; 16]) -> Result<(), Error> {
         self.tape.bin.extend_from_slice(&u);
         self.tape.words.push(T_UUID);
+        Ok(())
     }
     #[inline]
-    fn list(&mut self, n: u32) {
+    fn list(&mut self, n: u32, _capacity: usize) -> Result<(), Error> {
         self.tape.len_word(T_LIST, n as usize);
+        Ok(())
     }
     #[inline]
-    fn map(&mut self, n: u32) {
+    fn map(&mut self, n: u32, _capacity: usize) -> Result<(), Error> {
         self.tape.len_word(T_MAP, n as usize);
+        Ok(())
     }
     #[inline]
-    fn structure(&mut self, tag: u8, len: u32) {
+    fn structure(&mut self, tag: u8, len: u32, _capacity: usize) -> Result<(), Error> {
         // `len` is at most 65 535 (STRUCT_16), so this fits in 24 bits.
         self.tape
             .words
             .push(T_STRUCT | ((u32::from(tag) | (len << 8)) << 4) as i32);
+        Ok(())
     }
 }
