@@ -23,8 +23,10 @@
  * What differs from the driver's own codec: invalid input is rejected instead of
  * decoded leniently (a string that is not UTF-8 fails with `invalid_utf8` where the driver
  * substitutes U+FFFD), and decoding enforces the default limits (64 MiB per message,
- * nesting depth 1024). Either failure reaches the driver as a protocol error on that
- * connection.
+ * nesting depth 1024). Either failure reaches the driver, and its users, as the driver's
+ * own protocol error: a `Neo4jError` with code `ProtocolError` (`error.PROTOCOL_ERROR`)
+ * whose `cause` is the {@link BoltcodecError} (kind and byte offset); the driver closes
+ * the connection, as for its own protocol errors.
  *
  * @module boltcodec/driver
  */
@@ -32,6 +34,7 @@
 const path = require('path')
 const encode = require('./lib/encode.js')
 const decode = require('./lib/decode.js')
+const { BoltcodecError } = require('./lib/types.js')
 
 /**
  * The driver's internal modules, found from `neo4j-driver`.
@@ -145,6 +148,25 @@ function createCodec (options = {}) {
   }
 }
 
+/**
+ * `fn()`, with a {@link BoltcodecError} it throws turned into the driver's protocol error
+ * (a `Neo4jError` with code `ProtocolError`, the boltcodec error as its `cause`). Other
+ * errors (the driver's own, from its hydration hooks) pass unchanged.
+ *
+ * @param {DriverModules} m
+ * @param {() => unknown} fn
+ */
+function asDriverError (m, fn) {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof BoltcodecError) {
+      throw m.core.newError(`boltcodec: ${e.message}`, m.core.error.PROTOCOL_ERROR, e)
+    }
+    throw e
+  }
+}
+
 /** A message decoded by the patched `Dechunker`, waiting for `Unpacker#unpack`. */
 class PendingMessage {
   constructor (stream, index, error) {
@@ -236,8 +258,10 @@ function install (options = {}) {
         cache = { hydrate: hydrateStructure, opts, conv: decode.makeConv(opts) }
         this.__boltcodec = cache
       }
-      if (buffer instanceof PendingMessage) return buffer.read(cache.conv)
-      return decode.unpack(remainingBytes(buffer), cache.opts)
+      const conv = cache.conv
+      const opts = cache.opts
+      if (buffer instanceof PendingMessage) return asDriverError(m, () => buffer.read(conv))
+      return asDriverError(m, () => decode.unpack(remainingBytes(buffer), opts))
     }
 
     Dechunker.prototype.write = function write (buf) {

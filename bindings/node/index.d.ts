@@ -1,5 +1,7 @@
 /**
- * Options for decoding. Every field is optional.
+ * Options for decoding. Every field is optional. They are read at each call (a changed
+ * options object takes effect at the next call); a {@link Dechunker} reads them once, at
+ * construction.
  */
 export type DecodeOptions = {
     /**
@@ -64,7 +66,7 @@ export type DecodeOptions = {
     maxChunks?: number | undefined;
 };
 /**
- * Options for encoding. Every field is optional.
+ * Options for encoding. Every field is optional, and read at each call.
  */
 export type EncodeOptions = {
     /**
@@ -119,7 +121,9 @@ export function packMessage(value: unknown, options?: EncodeOptions): Buffer;
  */
 export function frame(message: Uint8Array, maxChunkSize?: number): Buffer;
 /**
- * Options for decoding. Every field is optional.
+ * Options for decoding. Every field is optional. They are read at each call (a changed
+ * options object takes effect at the next call); a {@link Dechunker} reads them once, at
+ * construction.
  *
  * @typedef {object} DecodeOptions
  * @property {'number' | 'bigint' | 'integer'} [int] how integers come out: `'number'`
@@ -145,7 +149,7 @@ export function frame(message: Uint8Array, maxChunkSize?: number): Buffer;
  * @property {number} [maxChunks] most chunks in one message (default 2^20)
  */
 /**
- * Options for encoding. Every field is optional.
+ * Options for encoding. Every field is optional, and read at each call.
  *
  * @typedef {object} EncodeOptions
  * @property {(value: object) => unknown} [dehydrate] called on every object before it is
@@ -215,7 +219,10 @@ export function decodeMessages(input: Uint8Array | ArrayBuffer, options?: Decode
  * {@link decodeRecords}) and any other message as a {@link Structure}.
  */
 export class Dechunker {
-    /** @param {DecodeOptions & {records?: boolean}} [options] */
+    /**
+     * @param {DecodeOptions & {records?: boolean}} [options] read once, here: they are the
+     *   stream's settings
+     */
     constructor(options?: DecodeOptions & {
         records?: boolean;
     });
@@ -235,7 +242,8 @@ export class Dechunker {
      * @returns {unknown}
      * @throws {BoltcodecError} for a message that failed to decode (the next call goes on
      *   with the following message), or for broken framing (the stream is then unusable
-     *   until {@link Dechunker#reset})
+     *   until {@link Dechunker#reset}); also whatever a hook throws for this message
+     *   (`hydrate`, `createUuid`), and the next call goes on with the following message
      */
     next(): unknown;
     /**

@@ -15,7 +15,9 @@ const decode = require('./lib/decode.js')
 const encode = require('./lib/encode.js')
 
 /**
- * Options for decoding. Every field is optional.
+ * Options for decoding. Every field is optional. They are read at each call (a changed
+ * options object takes effect at the next call); a {@link Dechunker} reads them once, at
+ * construction.
  *
  * @typedef {object} DecodeOptions
  * @property {'number' | 'bigint' | 'integer'} [int] how integers come out: `'number'`
@@ -42,7 +44,7 @@ const encode = require('./lib/encode.js')
  */
 
 /**
- * Options for encoding. Every field is optional.
+ * Options for encoding. Every field is optional, and read at each call.
  *
  * @typedef {object} EncodeOptions
  * @property {(value: object) => unknown} [dehydrate] called on every object before it is
@@ -169,7 +171,10 @@ function decodeMessages (input, options) {
  * {@link decodeRecords}) and any other message as a {@link Structure}.
  */
 class Dechunker {
-  /** @param {DecodeOptions & {records?: boolean}} [options] */
+  /**
+   * @param {DecodeOptions & {records?: boolean}} [options] read once, here: they are the
+   *   stream's settings
+   */
   constructor (options) {
     /** @private */
     this._s = new decode.StreamDecoder(options)
@@ -192,7 +197,8 @@ class Dechunker {
    * @returns {unknown}
    * @throws {BoltcodecError} for a message that failed to decode (the next call goes on
    *   with the following message), or for broken framing (the stream is then unusable
-   *   until {@link Dechunker#reset})
+   *   until {@link Dechunker#reset}); also whatever a hook throws for this message
+   *   (`hydrate`, `createUuid`), and the next call goes on with the following message
    */
   next () {
     return this._s.next()

@@ -388,64 +388,75 @@ impl Tree {
 }
 
 impl<'a> Visitor<'a> for Tree {
+    type Error = packstream::Error;
     #[inline(always)]
-    fn null(&mut self) {
+    fn null(&mut self) -> Result<(), Self::Error> {
         self.leaf(bc_value::NULL);
+        Ok(())
     }
 
     #[inline(always)]
-    fn bool(&mut self, v: bool) {
+    fn bool(&mut self, v: bool) -> Result<(), Self::Error> {
         let mut data = bc_payload { i: 0 };
         data.b = v;
         self.leaf(bc_value::scalar(BC_TYPE_BOOL, data));
+        Ok(())
     }
 
     #[inline(always)]
-    fn int(&mut self, v: i64) {
+    fn int(&mut self, v: i64) -> Result<(), Self::Error> {
         self.leaf(bc_value::scalar(BC_TYPE_INT, bc_payload { i: v }));
+        Ok(())
     }
 
     #[inline(always)]
-    fn float(&mut self, v: f64) {
+    fn float(&mut self, v: f64) -> Result<(), Self::Error> {
         self.leaf(bc_value::scalar(BC_TYPE_FLOAT, bc_payload { f: v }));
+        Ok(())
     }
 
     #[inline(always)]
-    fn string(&mut self, v: &'a str, _is_key: bool) {
+    fn string(&mut self, v: &'a str, _is_key: bool) -> Result<(), Self::Error> {
         let s = bc_payload {
             s: v.as_ptr().cast(),
         };
         self.leaf(bc_value::sized(BC_TYPE_STRING, 0, v.len(), s));
+        Ok(())
     }
 
     #[inline(always)]
-    fn bytes(&mut self, v: &'a [u8]) {
+    fn bytes(&mut self, v: &'a [u8]) -> Result<(), Self::Error> {
         let bytes = bc_payload { bytes: v.as_ptr() };
         self.leaf(bc_value::sized(BC_TYPE_BYTES, 0, v.len(), bytes));
+        Ok(())
     }
 
     #[inline(always)]
-    fn uuid(&mut self, v: [u8; 16]) {
+    fn uuid(&mut self, v: [u8; 16]) -> Result<(), Self::Error> {
         let bytes = self.uuids.alloc(&[v]).cast::<u8>();
         self.leaf(bc_value::sized(BC_TYPE_UUID, 0, 16, bc_payload { bytes }));
+        Ok(())
     }
 
     #[inline(always)]
-    fn list(&mut self, len: u32) {
+    fn list(&mut self, len: u32, _capacity: usize) -> Result<(), Self::Error> {
         let node = bc_value::sized(BC_TYPE_LIST, 0, len as usize, bc_payload { i: 0 });
         self.container(node, u64::from(len));
+        Ok(())
     }
 
     #[inline(always)]
-    fn map(&mut self, len: u32) {
+    fn map(&mut self, len: u32, _capacity: usize) -> Result<(), Self::Error> {
         let node = bc_value::sized(BC_TYPE_MAP, 0, len as usize, bc_payload { i: 0 });
         self.container(node, 2 * u64::from(len));
+        Ok(())
     }
 
     #[inline(always)]
-    fn structure(&mut self, tag: u8, len: u32) {
+    fn structure(&mut self, tag: u8, len: u32, _capacity: usize) -> Result<(), Self::Error> {
         let node = bc_value::sized(BC_TYPE_STRUCT, tag, len as usize, bc_payload { i: 0 });
         self.container(node, u64::from(len));
+        Ok(())
     }
 }
 

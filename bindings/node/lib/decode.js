@@ -23,11 +23,20 @@ const T_KEY = 11
 const T_ERROR = 12
 const LONG = 0xfffffff
 
+
 const INT_NUMBER = 0
 const INT_BIGINT = 1
 const INT_INTEGER = 2
 
 const MIN_OUT = 1 << 16
+/** Largest tape buffer kept between calls: after a larger call it is given back. */
+const KEEP_OUT = 4 << 20
+/**
+ * Nesting the recursive rebuild goes to; deeper values are rebuilt by an iterative loop
+ * (`readDeep`), so that no input depth (`maxDepth` can be raised to any value) and no
+ * thread stack size (a worker with a small stack) can overflow the JS stack.
+ */
+const MAX_NEST = 64
 
 /** A JS-owned buffer the native side copies a tape into, with its typed views. */
 class TapeBuffer {
@@ -48,6 +57,11 @@ class TapeBuffer {
     this.alloc(Math.max(size, this.buf.length * 2))
   }
 
+  /** Gives back the memory of a buffer grown above `KEEP_OUT` by a large call. */
+  release () {
+    if (this.buf.length > KEEP_OUT) this.alloc(MIN_OUT)
+  }
+
   /** A tape handed over whole (from the thread pool), made 8-byte aligned if needed. */
   static wrap (buf) {
     const t = Object.create(TapeBuffer.prototype)
@@ -65,7 +79,7 @@ class TapeBuffer {
 }
 
 // ---------------------------------------------------------------------------------------
-// Conversion options
+// Conversion options: read at every call (nothing is cached by object identity).
 // ---------------------------------------------------------------------------------------
 
 let integerModule = null
@@ -93,11 +107,16 @@ function driverCore () {
 
 /** @returns {Conv} */
 function makeConv (options) {
-  const o = options || {}
+  if (options === undefined || options === null) return DEFAULT_CONV
+  const o = options
+  const oint = o.int
+  const obytes = o.bytes
+  const hydrate = o.hydrate
+  const createUuid = o.createUuid
   let int = INT_NUMBER
   let intFn = null
   let Integer = null
-  switch (o.int === undefined ? 'number' : o.int) {
+  switch (oint === undefined ? 'number' : oint) {
     case 'number': break
     case 'bigint': int = INT_BIGINT; break
     case 'integer': {
@@ -107,109 +126,166 @@ function makeConv (options) {
       Integer = core.Integer
       break
     }
-    default: throw new TypeError(`boltcodec: option int must be 'number', 'bigint' or 'integer', got ${o.int}`)
+    default: throw new TypeError(`boltcodec: option int must be 'number', 'bigint' or 'integer', got ${oint}`)
   }
-  const bytes = o.bytes === undefined ? 'uint8' : o.bytes
+  const bytes = obytes === undefined ? 'uint8' : obytes
   if (bytes !== 'uint8' && bytes !== 'int8') {
-    throw new TypeError(`boltcodec: option bytes must be 'uint8' or 'int8', got ${o.bytes}`)
+    throw new TypeError(`boltcodec: option bytes must be 'uint8' or 'int8', got ${obytes}`)
   }
   return {
     int,
-    hydrate: typeof o.hydrate === 'function' ? o.hydrate : null,
-    uuid: typeof o.createUuid === 'function' ? o.createUuid : null,
+    hydrate: typeof hydrate === 'function' ? hydrate : null,
+    uuid: typeof createUuid === 'function' ? createUuid : null,
     int8: bytes === 'int8',
     intFn,
     Integer
   }
 }
 
+/** @type {Conv} */
+const DEFAULT_CONV = { int: INT_NUMBER, hydrate: null, uuid: null, int8: false, intFn: null, Integer: null }
+
 const NATIVE_KEYS = ['uuid', 'legacyStructs', 'maxDepth', 'maxStringLen', 'maxBytesLen',
   'maxContainerLen', 'maxTotalElements', 'maxMessageSize', 'maxChunks']
 
+/**
+ * The native options of an options object (each property read once), and a string that
+ * identifies them (`''` when there are none: the default codec).
+ */
 function nativeOptions (options) {
-  const n = {}
-  if (options) {
-    for (const k of NATIVE_KEYS) if (options[k] !== undefined) n[k] = options[k]
+  const opts = {}
+  let key = ''
+  if (options !== undefined && options !== null) {
+    for (let i = 0; i < NATIVE_KEYS.length; i++) {
+      const k = NATIVE_KEYS[i]
+      const v = options[k]
+      if (v !== undefined) {
+        opts[k] = v
+        key += `${k}:${typeof v}:${String(v)};`
+      }
+    }
   }
-  return n
-}
-
-function hasNativeOptions (options) {
-  if (!options) return false
-  for (const k of NATIVE_KEYS) if (options[k] !== undefined) return true
-  return false
+  return { opts, key }
 }
 
 // ---------------------------------------------------------------------------------------
-// The reader: module-level state, so that the hot loop reads plain variables.
+// The reader. Its registers are module variables, so that the hot loop reads plain
+// variables; each call or stream owns a `Reader` (its tape and cursors) and loads it into
+// the registers for as long as it reads. Nothing of one call is left in the registers
+// for another: a call loads its own reader on entry, and `enter`/`leave` save and restore
+// the registers of the call a hook interrupted.
 // ---------------------------------------------------------------------------------------
 
-let W = new Int32Array(0) // tape words
-let F = new Float64Array(0) // floats
-let B = Buffer.alloc(0) // the whole tape buffer (bytes, UUIDs)
-let L = '' // all ASCII strings of the call
-let U = '' // all other strings of the call
+const NO_WORDS = new Int32Array(0)
+const NO_FLOATS = new Float64Array(0)
+const NO_BYTES = Buffer.alloc(0)
+const NO_ERRORS = []
+
+let W = NO_WORDS // tape words
+let F = NO_FLOATS // floats
+let B = NO_BYTES // the whole tape buffer (bytes, UUIDs)
+let L = '' // all ASCII strings of the tape
+let U = '' // all other strings of the tape
 let K = [] // interned keys
-let C = makeConv() // conversions
+let C = DEFAULT_CONV // conversions
+let E = NO_ERRORS // errors of the tape's failed messages
 let intMode = INT_NUMBER // C.int
 let p = 0 // next word
 let fp = 0 // next float
 let lp = 0 // next char of L
 let up = 0 // next char of U
 let bp = 0 // next byte of B
-let depth = 0
+let nest = 0 // containers open in the recursive rebuild
+let depth = 0 // calls under way (a hook's call is nested in the one that called the hook)
 const saved = []
-// The StreamDecoder whose tape the reader is on, if any: its cursors live in the variables
-// above until another tape is loaded (`takeOver` saves them then), so reading one message
-// after another costs no state copying.
-let owner = null
 
 function enter () {
-  if (depth++ > 0) saved.push([W, F, B, L, U, K, C, p, fp, lp, up, bp, owner])
+  if (depth++ > 0) saved.push([W, F, B, L, U, K, C, E, p, fp, lp, up, bp, nest])
 }
 
 function leave () {
   if (--depth > 0) {
     const s = saved.pop()
-    W = s[0]; F = s[1]; B = s[2]; L = s[3]; U = s[4]; K = s[5]; C = s[6]; intMode = C.int
-    p = s[7]; fp = s[8]; lp = s[9]; up = s[10]; bp = s[11]; owner = s[12]
+    W = s[0]; F = s[1]; B = s[2]; L = s[3]; U = s[4]; K = s[5]; C = s[6]; E = s[7]; intMode = C.int
+    p = s[8]; fp = s[9]; lp = s[10]; up = s[11]; bp = s[12]; nest = s[13]
+  } else {
+    // Keep nothing of the last call alive.
+    W = NO_WORDS; F = NO_FLOATS; B = NO_BYTES; L = ''; U = ''; K = []; C = DEFAULT_CONV; E = NO_ERRORS
   }
 }
 
-/** Saves the cursors of the stream the reader is on, before the reader is reused. */
-function takeOver () {
-  if (owner !== null) {
-    cursors(owner.st)
-    owner = null
-  }
-}
+/**
+ * A tape and the cursors of its reader.
+ * @typedef {object} Reader
+ * @property {Int32Array} W @property {Float64Array} F @property {Buffer} B
+ * @property {string} L @property {string} U @property {string[]} K @property {Conv} C
+ * @property {object[]} E @property {number} p @property {number} fp @property {number} lp
+ * @property {number} up @property {number} bp
+ */
 
-/** Points the reader at a freshly written tape; registers its new keys in `keys`. */
-function load (tb, keys, conv) {
-  takeOver()
+/**
+ * A reader on a freshly written tape. Registers the tape's new keys in `keys` first
+ * (taking back from `native` any key a failed call interned but never handed over), and
+ * takes the tape's errors at once, so that nothing a later call does can change them.
+ *
+ * @returns {Reader}
+ */
+function openTape (tb, keys, conv, native, errors) {
   const w = tb.w
-  W = w; F = tb.f; B = tb.buf; C = conv; K = keys; intMode = conv.int
-  p = w[2]; fp = w[4]; lp = 0; up = 0; bp = w[10]
-  L = w[7] > 0 ? B.latin1Slice(w[6], w[6] + w[7]) : ''
-  U = w[9] > 0 ? B.utf8Slice(w[8], w[8] + w[9]) : ''
+  const buf = tb.buf
   const n = w[13]
+  if (keys.length !== w[17]) syncKeys(keys, native, w[17])
   if (n > 0) {
-    const s = B.utf8Slice(w[14], w[14] + w[15])
+    const s = buf.utf8Slice(w[14], w[14] + w[15])
     const at = w[12]
     let o = 0
     for (let i = 0; i < n; i++) keys.push(s.substring(o, (o += w[at + i])))
   }
+  if (errors === null) {
+    const ne = w[16]
+    errors = NO_ERRORS
+    if (ne > 0) {
+      errors = new Array(ne)
+      for (let i = 0; i < ne; i++) errors[i] = native.errorInfo(i)
+    }
+  }
+  return {
+    W: w,
+    F: tb.f,
+    B: buf,
+    L: w[7] > 0 ? buf.latin1Slice(w[6], w[6] + w[7]) : '',
+    U: w[9] > 0 ? buf.utf8Slice(w[8], w[8] + w[9]) : '',
+    K: keys,
+    C: conv,
+    E: errors,
+    p: w[2],
+    fp: w[4],
+    lp: 0,
+    up: 0,
+    bp: w[10]
+  }
 }
 
-/** Saves the reader's cursors (for a tape read in several steps). */
-function cursors (st) {
-  st.W = W; st.F = F; st.B = B; st.L = L; st.U = U; st.K = K; st.C = C
-  st.p = p; st.fp = fp; st.lp = lp; st.up = up; st.bp = bp
+/** Brings the JS key list to the `base` keys the native table had before the call. */
+function syncKeys (keys, native, base) {
+  if (keys.length > base) {
+    keys.length = base
+  } else if (native !== null) {
+    const missing = native.keyStrings(keys.length, base)
+    for (let i = 0; i < missing.length; i++) keys.push(missing[i])
+  }
+  if (keys.length !== base) throw new Error(`boltcodec: key table out of step (${keys.length} keys, expected ${base})`)
 }
 
-function resume (st) {
-  W = st.W; F = st.F; B = st.B; L = st.L; U = st.U; K = st.K; C = st.C; intMode = C.int
-  p = st.p; fp = st.fp; lp = st.lp; up = st.up; bp = st.bp
+/** Loads a reader into the registers. */
+function useReader (r) {
+  W = r.W; F = r.F; B = r.B; L = r.L; U = r.U; K = r.K; C = r.C; E = r.E; intMode = C.int
+  p = r.p; fp = r.fp; lp = r.lp; up = r.up; bp = r.bp; nest = 0
+}
+
+/** Saves the registers' cursors into their reader. */
+function keepReader (r) {
+  r.p = p; r.fp = fp; r.lp = lp; r.up = up; r.bp = bp
 }
 
 function smallInt (v) {
@@ -258,6 +334,11 @@ function readValue () {
       return U.substring(up, (up += n))
     }
     case T_LIST: {
+      if (nest >= MAX_NEST) {
+        p--
+        return readDeep()
+      }
+      nest++
       let n = w >>> 4
       if (n === LONG) n = W[p++]
       const a = new Array(n)
@@ -282,6 +363,7 @@ function readValue () {
         }
         a[i] = readValue()
       }
+      nest--
       return a
     }
     case T_MAP:
@@ -310,7 +392,30 @@ function readValue () {
   }
 }
 
+/** A map key: a key word, or a string word. */
+function readKey () {
+  const kw = W[p++]
+  const t = kw & 15
+  if (t === T_KEY) return K[kw >>> 4]
+  let m = kw >>> 4
+  if (m === LONG) m = W[p++]
+  return t === T_LATIN1 ? L.substring(lp, (lp += m)) : U.substring(up, (up += m))
+}
+
+function setEntry (o, k, v) {
+  if (k === '__proto__') {
+    Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true })
+  } else {
+    o[k] = v
+  }
+}
+
 function readMap (w) {
+  if (nest >= MAX_NEST) {
+    p--
+    return readDeep()
+  }
+  nest++
   let n = w >>> 4
   if (n === LONG) n = W[p++]
   const o = {}
@@ -332,49 +437,158 @@ function readMap (w) {
       o[k] = v
     }
   }
+  nest--
   return o
 }
 
 function readStruct (w) {
+  if (nest >= MAX_NEST) {
+    p--
+    return readDeep()
+  }
+  nest++
   const signature = (w >>> 4) & 0xff
   const n = w >>> 12
   const fields = new Array(n)
   for (let i = 0; i < n; i++) fields[i] = readValue()
+  nest--
   return C.hydrate === null ? new Structure(signature, fields) : C.hydrate(signature, fields)
 }
 
+/** A container being rebuilt by `readDeep`. */
+class Open {
+  constructor (t, c, n, sig) {
+    this.t = t // T_LIST, T_MAP or T_STRUCT
+    this.c = c // the array, object or fields
+    this.n = n // items to read
+    this.i = 0 // items read
+    this.k = '' // the key of the entry being read
+    this.sig = sig // structure signature
+  }
+}
+
+function closeDeep (f) {
+  if (f.t !== T_STRUCT) return f.c
+  return C.hydrate === null ? new Structure(f.sig, f.c) : C.hydrate(f.sig, f.c)
+}
+
 /**
- * Reads the next message of the tape; a failed message throws its error (fetched with
- * `errorInfo`).
+ * Rebuilds the value at the current word without recursion: the open containers are on
+ * an explicit stack, so the depth is bounded by the heap, not by the JS stack. Hooks are
+ * called in the same order as by the recursive rebuild (innermost first).
  */
-function readMessage (errorInfo) {
+function readDeep () {
+  const stack = []
+  let v
+  for (;;) {
+    const w = W[p]
+    const t = w & 15
+    if (t === T_LIST || t === T_MAP || t === T_STRUCT) {
+      p++
+      let f
+      if (t === T_STRUCT) {
+        const n = w >>> 12
+        f = new Open(t, new Array(n), n, (w >>> 4) & 0xff)
+      } else {
+        let n = w >>> 4
+        if (n === LONG) n = W[p++]
+        f = new Open(t, t === T_LIST ? new Array(n) : {}, n, 0)
+      }
+      if (f.n > 0) {
+        if (t === T_MAP) f.k = readKey()
+        stack.push(f)
+        continue
+      }
+      v = closeDeep(f)
+    } else {
+      v = readValue() // a scalar: no recursion
+    }
+    for (;;) {
+      if (stack.length === 0) return v
+      const f = stack[stack.length - 1]
+      if (f.t === T_MAP) setEntry(f.c, f.k, v)
+      else f.c[f.i] = v
+      if (++f.i < f.n) {
+        if (f.t === T_MAP) f.k = readKey()
+        break
+      }
+      stack.pop()
+      v = closeDeep(f)
+    }
+  }
+}
+
+/** Moves the cursors past the value (or failed message) at the current word. */
+function skipValue () {
+  let pending = 1
+  while (pending > 0) {
+    pending--
+    const w = W[p++]
+    let n = w >>> 4
+    switch (w & 15) {
+      case T_FLOAT: fp++; break
+      case T_LATIN1: if (n === LONG) n = W[p++]; lp += n; break
+      case T_UTF16: if (n === LONG) n = W[p++]; up += n; break
+      case T_LIST: if (n === LONG) n = W[p++]; pending += n; break
+      case T_MAP: if (n === LONG) n = W[p++]; pending += 2 * n; break
+      case T_STRUCT: pending += w >>> 12; break
+      case T_INT64: p += 2; break
+      case T_BYTES: if (n === LONG) n = W[p++]; bp += n; break
+      case T_UUID: bp += 16; break
+      case T_ERROR: p++; break
+      // T_INT, T_CONST, T_KEY: the word alone.
+    }
+  }
+}
+
+/** Reads the next message of the tape; a failed message throws its error. */
+function readMessage () {
   const w = W[p]
   if ((w & 15) === T_ERROR) {
     p += 2
-    throw new BoltcodecError(errorInfo(w >>> 4))
+    throw new BoltcodecError(E[w >>> 4])
   }
   return readValue()
 }
 
+/**
+ * `readMessage` for a tape read message by message: whatever the message throws (its
+ * decode error, a hook's exception, a RangeError), the cursors end after it, so the next
+ * read goes on with the following message.
+ */
+function readMessageAndSkip () {
+  const p0 = p
+  const fp0 = fp
+  const lp0 = lp
+  const up0 = up
+  const bp0 = bp
+  try {
+    return readMessage()
+  } catch (e) {
+    p = p0; fp = fp0; lp = lp0; up = up0; bp = bp0
+    skipValue()
+    throw e
+  }
+}
+
 // ---------------------------------------------------------------------------------------
-// Codecs: a native codec, its key strings, its tape buffer and its conversions.
+// Codecs: a native codec, its key strings and its tape buffer.
 // ---------------------------------------------------------------------------------------
 
 class Codec {
-  constructor (options) {
-    this.native = new NativeCodec(nativeOptions(options))
+  constructor (nativeOpts) {
+    this.native = new NativeCodec(nativeOpts)
     this.keys = []
     this.tape = new TapeBuffer(MIN_OUT)
-    this.conv = makeConv(options)
-    this.errorInfo = (i) => this.native.errorInfo(i)
   }
 
-  /** The tape buffer to use now: a temporary one when this codec's is being read. */
+  /** The tape buffer to use now: a temporary one when this codec's is in use. */
   claim () {
     return this.tape.busy ? new TapeBuffer(MIN_OUT) : this.tape
   }
 }
 
+/** Completes a native call whose tape did not fit `tb` (`n < 0`). */
 function finishCall (codec, tb, n) {
   if (n < 0) {
     tb.grow(-n)
@@ -386,35 +600,21 @@ function streamError (codec) {
   return new BoltcodecError(codec.native.streamError())
 }
 
-const defaultCodec = new Codec()
-/** Codecs by their native options (as JSON), so that equal options share one. */
+const defaultCodec = new Codec({})
+/** Codecs by their native options, so that equal options share one. */
 const codecs = new Map()
 const MAX_CODECS = 64
 
-const DEFAULT = { codec: defaultCodec, conv: defaultCodec.conv }
-let lastOptions = null
-let lastResolved = DEFAULT
-
-/**
- * The codec and conversions for an options object. The last one is remembered, so a
- * caller that passes the same object each time pays nothing.
- */
-function codecFor (options) {
-  if (options === undefined || options === null) return DEFAULT
-  if (options === lastOptions) return lastResolved
-  let codec = defaultCodec
-  if (hasNativeOptions(options)) {
-    const key = JSON.stringify(nativeOptions(options))
-    codec = codecs.get(key)
-    if (codec === undefined) {
-      if (codecs.size >= MAX_CODECS) codecs.delete(codecs.keys().next().value)
-      codec = new Codec(options)
-      codecs.set(key, codec)
-    }
+/** The codec for native options (read by `nativeOptions`). */
+function codecFor (n) {
+  if (n.key === '') return defaultCodec
+  let codec = codecs.get(n.key)
+  if (codec === undefined) {
+    codec = new Codec(n.opts)
+    if (codecs.size >= MAX_CODECS) codecs.delete(codecs.keys().next().value)
+    codecs.set(n.key, codec)
   }
-  lastOptions = options
-  lastResolved = { codec, conv: makeConv(options) }
-  return lastResolved
+  return codec
 }
 
 function checkInput (input) {
@@ -427,73 +627,74 @@ function checkInput (input) {
 
 function unpack (input, options) {
   input = checkInput(input)
-  const { codec, conv } = codecFor(options)
+  const conv = makeConv(options)
+  const codec = codecFor(nativeOptions(options))
   const tb = codec.claim()
-  finishCall(codec, tb, codec.native.decodeValue(input, tb.buf))
-  enter()
   tb.busy = true
+  enter()
   try {
-    load(tb, codec.keys, conv)
-    return readMessage(codec.errorInfo)
+    finishCall(codec, tb, codec.native.decodeValue(input, tb.buf))
+    useReader(openTape(tb, codec.keys, conv, codec.native, null))
+    return readMessage()
   } finally {
     tb.busy = false
+    tb.release()
     leave()
   }
 }
 
 function decodeFrames (input, options, records) {
   input = checkInput(input)
-  const { codec, conv } = codecFor(options)
+  const conv = makeConv(options)
+  const codec = codecFor(nativeOptions(options))
   const tb = codec.claim()
-  finishCall(codec, tb, codec.native.decodeFrames(input, tb.buf, records))
-  if (tb.w[0] !== 0) throw streamError(codec)
-  enter()
   tb.busy = true
+  enter()
   try {
-    load(tb, codec.keys, conv)
+    finishCall(codec, tb, codec.native.decodeFrames(input, tb.buf, records))
+    // A failed call interned no keys (see NativeCodec#decodeFrames).
+    if (tb.w[0] !== 0) throw streamError(codec)
+    useReader(openTape(tb, codec.keys, conv, codec.native, null))
     const n = tb.w[1]
     const out = new Array(n)
-    const errorInfo = codec.errorInfo
-    for (let i = 0; i < n; i++) out[i] = (W[p] & 15) === T_ERROR ? readMessage(errorInfo) : readValue()
+    for (let i = 0; i < n; i++) out[i] = (W[p] & 15) === T_ERROR ? readMessage() : readValue()
     return out
   } finally {
     tb.busy = false
+    tb.release()
     leave()
   }
 }
 
-/** How long one step of an asynchronous rebuild may keep the event loop, in ms. */
-const ASYNC_SLICE_MS = 4
+/** How an asynchronous rebuild is sliced (changeable for tests). */
+const asyncSlices = {
+  /** How long one step may keep the event loop, in ms. */
+  ms: 4,
+  /** Messages rebuilt between two looks at the clock. */
+  messages: 256
+}
 
 async function decodeFramesAsyncJs (input, options, records) {
   input = checkInput(input)
-  const conv = options === undefined || options === null ? defaultCodec.conv : makeConv(options)
-  const res = await decodeFramesAsync(input, records, nativeOptions(options))
+  const conv = makeConv(options)
+  const res = await decodeFramesAsync(input, records, nativeOptions(options).opts)
   if (res.streamError) throw new BoltcodecError(res.streamError)
-  const tb = TapeBuffer.wrap(res.out)
-  const errorInfo = (i) => res.errors[i]
-  const n = tb.w[1]
+  // The call's own reader: its tape, keys, errors and cursors belong to no one else.
+  const r = openTape(TapeBuffer.wrap(res.out), [], conv, null, res.errors)
+  const n = r.W[1]
   const out = new Array(n)
-  const st = {}
   let i = 0
-  enter()
-  try {
-    load(tb, [], conv)
-    cursors(st)
-  } finally {
-    leave()
-  }
   while (i < n) {
-    const until = Date.now() + ASYNC_SLICE_MS
+    const until = Date.now() + asyncSlices.ms
     enter()
     try {
-      resume(st)
+      useReader(r)
       do {
-        const end = Math.min(n, i + 256)
-        for (; i < end; i++) out[i] = readMessage(errorInfo)
+        const end = Math.min(n, i + asyncSlices.messages)
+        for (; i < end; i++) out[i] = readMessage()
       } while (i < n && Date.now() < until)
-      cursors(st)
     } finally {
+      keepReader(r)
       leave()
     }
     if (i < n) await new Promise(setImmediate)
@@ -504,6 +705,7 @@ async function decodeFramesAsyncJs (input, options, records) {
 /**
  * Push parser for a Bolt byte stream: see `Dechunker` in index.js for the public API.
  * Messages are decoded natively at `push` and rebuilt as JS values one by one at `next`.
+ * Its options are read once, at construction: they are the stream's settings.
  *
  * Every message, and a framing error, takes one slot: `next` gives slot `served`;
  * slots up to `available` are ready. Slots are numbered over the stream's life, so a
@@ -511,39 +713,43 @@ async function decodeFramesAsyncJs (input, options, records) {
  */
 class StreamDecoder {
   constructor (options) {
-    this.codec = new Codec(options)
+    this.codec = new Codec(nativeOptions(options).opts)
+    this.conv = makeConv(options)
     this.records = Boolean(options && options.records)
+    this.reader = null // the reader of the last push's tape
     this.count = 0 // messages on the tape
     this.read = 0 // of which rebuilt
     this.served = 0 // slots given out by `next`
     this.available = 0 // slots ready
     this.pending = [] // decoded early (see `drain`): {value} or {error}
     this.error = null // the framing error, not yet thrown
-    this.st = {}
   }
 
   push (input) {
     input = checkInput(input)
     if (this.read < this.count) this.drain()
     const codec = this.codec
-    if (codec.tape.busy) throw new Error('boltcodec: Dechunker.push called while one of its messages is being decoded')
     const tb = codec.tape
-    finishCall(codec, tb, codec.native.push(input, tb.buf, this.records))
-    enter()
+    if (tb.busy) throw new Error('boltcodec: Dechunker.push called while one of its messages is being decoded')
+    this.reader = null
+    tb.release()
+    tb.busy = true
+    let n
     try {
-      load(tb, codec.keys, codec.conv)
-      cursors(this.st)
-      if (depth === 1) owner = this
+      finishCall(codec, tb, codec.native.push(input, tb.buf, this.records))
+      this.reader = openTape(tb, codec.keys, this.conv, codec.native, null)
+      n = tb.w[1]
     } finally {
-      leave()
+      tb.busy = false
     }
-    this.count = tb.w[1]
+    this.count = n
     this.read = 0
-    this.available += this.count
+    this.available += n
     if (tb.w[0] !== 0 && this.error === null) {
       this.error = streamError(codec)
       this.available++
     }
+    if (n === 0) this.reader = null
     return this.available - this.served
   }
 
@@ -590,31 +796,40 @@ class StreamDecoder {
     return this.next(conv)
   }
 
-  /** Rebuilds the next message of the tape. */
-  rebuild (conv) {
+  /**
+   * Rebuilds the next `n` messages of the tape (at least one), with `conv` or the
+   * stream's conversions; stops at the first that throws, after moving past it.
+   */
+  rebuild (conv, n = 1, out = null) {
     const tb = this.codec.tape
     if (tb.busy) throw new Error('boltcodec: a Dechunker message was read from inside a hook of the same Dechunker')
+    const r = this.reader
+    let value
     enter()
     tb.busy = true
     try {
-      if (owner !== this) {
-        takeOver()
-        resume(this.st)
-        owner = this
+      useReader(r)
+      if (conv) {
+        C = conv
+        intMode = conv.int
       }
-      C = conv || this.codec.conv
-      intMode = C.int
-      this.read++
-      return readMessage(this.codec.errorInfo)
+      for (let i = 0; i < n; i++) {
+        this.read++
+        if (out !== null) this.served++
+        value = readMessageAndSkip()
+        if (out !== null) out.push(value)
+      }
     } finally {
+      keepReader(r)
       tb.busy = false
-      if (depth > 1) {
-        // A hook is decoding: the outer reader's state comes back at `leave`.
-        cursors(this.st)
-        owner = null
-      }
       leave()
+      if (this.read >= this.count) {
+        // Every message of the tape is out: keep nothing of it.
+        this.reader = null
+        tb.release()
+      }
     }
+    return value
   }
 
   /** Every ready message, rebuilt in one go; throws at the first that failed. */
@@ -622,33 +837,7 @@ class StreamDecoder {
     const out = []
     while (this.served < this.available && this.pending.length > 0) out.push(this.next())
     const n = this.count - this.read
-    if (n > 0) {
-      const tb = this.codec.tape
-      if (tb.busy) throw new Error('boltcodec: a Dechunker message was read from inside a hook of the same Dechunker')
-      enter()
-      tb.busy = true
-      try {
-        if (owner !== this) {
-          takeOver()
-          resume(this.st)
-          owner = this
-        }
-        C = this.codec.conv
-        intMode = C.int
-        for (let i = 0; i < n; i++) {
-          this.read++
-          this.served++
-          out.push(readMessage(this.codec.errorInfo))
-        }
-      } finally {
-        tb.busy = false
-        if (depth > 1) {
-          cursors(this.st)
-          owner = null
-        }
-        leave()
-      }
-    }
+    if (n > 0 && this.served < this.available) this.rebuild(null, n, out)
     while (this.served < this.available) out.push(this.next())
     return out
   }
@@ -660,6 +849,7 @@ class StreamDecoder {
 
   reset () {
     this.codec.native.reset()
+    this.reader = null
     this.count = 0
     this.read = 0
     this.served = 0
@@ -674,6 +864,6 @@ module.exports = {
   decodeFrames,
   decodeFramesAsync: decodeFramesAsyncJs,
   StreamDecoder,
-  makeConv
+  makeConv,
+  asyncSlices
 }
-

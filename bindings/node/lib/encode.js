@@ -15,8 +15,17 @@ let view = new DataView(target.buffer, target.byteOffset, target.length)
 let pos = 0 // next byte to write
 let start = 0 // where the value being written starts
 let O = null // settings of the current call
-let depth = 0
+let nest = 0 // containers open in the recursive writer
+let depth = 0 // calls under way (a hook's call is nested in the one that called the hook)
 const saved = []
+/** Largest output buffer kept between calls: after a larger call it is given back. */
+const KEEP_TARGET = 4 << 20
+/**
+ * Nesting the recursive writer goes to; deeper values are written by an iterative loop
+ * (`writeDeep`), so that no nesting depth and no thread stack size can overflow the JS
+ * stack.
+ */
+const MAX_NEST = 64
 
 function fresh (size) {
   target = Buffer.allocUnsafeSlow(size)
@@ -57,34 +66,35 @@ function ensure (n) {
 /** @returns {EncodeSettings} */
 function makeSettings (options) {
   const o = options || {}
-  const max = o.maxChunkSize === undefined ? MAX_CHUNK : o.maxChunkSize
+  const chunk = o.maxChunkSize
+  const max = chunk === undefined ? MAX_CHUNK : chunk
   if (!Number.isInteger(max) || max < 1 || max > MAX_CHUNK) {
-    throw new RangeError(`boltcodec: maxChunkSize must be 1…65535, got ${o.maxChunkSize}`)
+    throw new RangeError(`boltcodec: maxChunkSize must be 1…65535, got ${chunk}`)
   }
+  const dehydrate = o.dehydrate
+  const S = o.Structure
+  const unpackable = o.unpackable
   return {
-    dehydrate: typeof o.dehydrate === 'function' ? o.dehydrate : null,
-    Structure: typeof o.Structure === 'function' ? o.Structure : null,
+    dehydrate: typeof dehydrate === 'function' ? dehydrate : null,
+    Structure: typeof S === 'function' ? S : null,
     uuid: o.uuid === true,
     legacyStructs: o.legacyStructs === true,
     driver: o.driver === true,
     bytes: o.bytes !== false,
-    unpackable: typeof o.unpackable === 'function' ? o.unpackable : null,
+    unpackable: typeof unpackable === 'function' ? unpackable : null,
     maxChunkSize: max
   }
 }
 
 const DEFAULT_SETTINGS = makeSettings()
-let lastOptions = null
-let lastSettings = DEFAULT_SETTINGS
 
-/** The settings for an options object; the last one is remembered. */
+/**
+ * The settings for an options object, read now: a caller may change an options object
+ * between calls (nothing is cached by object identity).
+ */
 function settingsFor (options) {
   if (options === undefined || options === null) return DEFAULT_SETTINGS
-  if (options !== lastOptions) {
-    lastSettings = makeSettings(options)
-    lastOptions = options
-  }
-  return lastSettings
+  return makeSettings(options)
 }
 
 function fail (value, reason, code) {
@@ -264,40 +274,106 @@ function writeList (a) {
   }
 }
 
+/** Size of a map header for `n` entries. */
+function mapHeaderSize (n) {
+  return n < 16 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5
+}
+
+/**
+ * Reserves the header of a map of at most `max` entries; returns its place (relative to
+ * `start`, which `grow` may move).
+ */
+function reserveMap (max, o) {
+  if (max > MAX_SIZE) fail(o, `map of size ${max} is above the PackStream maximum of 2147483647`, 'size')
+  const size = mapHeaderSize(max)
+  ensure(size)
+  const at = pos - start
+  pos += size
+  return at
+}
+
+/**
+ * Writes the header reserved by `reserveMap(max)` for the `n` entries written since,
+ * moving them back if the header is shorter than reserved.
+ */
+function closeMap (at, max, n) {
+  const size = mapHeaderSize(max)
+  const real = mapHeaderSize(n)
+  const h = start + at
+  if (real !== size) {
+    target.copyWithin(h + real, h + size, pos)
+    pos -= size - real
+  }
+  if (real === 1) {
+    target[h] = 0xa0 | n
+  } else if (real === 2) {
+    target[h] = 0xd8
+    target[h + 1] = n
+  } else if (real === 3) {
+    target[h] = 0xd9
+    target[h + 1] = n >> 8
+    target[h + 2] = n & 0xff
+  } else {
+    target[h] = 0xda
+    view.setUint32(h + 1, n)
+  }
+}
+
+/**
+ * An object as a map. Each property is read once, and the count is that of the entries
+ * written: a getter that answers differently on a second read cannot make the header
+ * disagree with the entries.
+ */
 function writeObjectMap (o) {
   const keys = Object.keys(o)
+  const len = keys.length
+  const at = reserveMap(len, o)
   let n = 0
-  for (let i = 0; i < keys.length; i++) if (o[keys[i]] !== undefined) n++
-  writeSize(0xa0, 0xd8, n, 'map', o)
-  for (let i = 0; i < keys.length; i++) {
+  for (let i = 0; i < len; i++) {
     const k = keys[i]
     const x = o[k]
     if (x !== undefined) {
+      n++
       writeString(k)
       writeValue(x)
     }
   }
+  closeMap(at, len, n)
+}
+
+/**
+ * The entries of a `Map`, iterated once (a subclass may answer differently each time):
+ * its string keys and values, and how many values are defined.
+ */
+function mapEntries (m) {
+  const keys = []
+  const values = []
+  let defined = 0
+  for (const e of m) {
+    const k = e[0]
+    const x = e[1]
+    if (typeof k !== 'string') fail(m, 'map keys must be strings', 'type')
+    keys.push(k)
+    values.push(x)
+    if (x !== undefined) defined++
+  }
+  return { keys, values, defined }
 }
 
 function writeMap (m) {
-  let n = 0
-  for (const [k, x] of m) {
-    if (typeof k !== 'string') fail(m, 'map keys must be strings', 'type')
-    if (x !== undefined) n++
-  }
-  writeSize(0xa0, 0xd8, n, 'map', m)
-  for (const [k, x] of m) {
+  const { keys, values, defined } = mapEntries(m)
+  writeSize(0xa0, 0xd8, defined, 'map', m)
+  for (let i = 0; i < keys.length; i++) {
+    const x = values[i]
     if (x !== undefined) {
-      writeString(k)
+      writeString(keys[i])
       writeValue(x)
     }
   }
 }
 
-function writeStruct (s) {
-  const tag = s.signature
-  const fields = s.fields
-  const n = fields.length
+/** A structure's marker and tag, for `n` fields. */
+function writeStructHeader (s, tag, n) {
   if (!O.driver && !(Number.isInteger(tag) && tag >= 0 && tag <= 0x7f)) {
     fail(s, `structure signature must be an integer 0…127, got ${tag}`, 'struct')
   }
@@ -315,6 +391,13 @@ function writeStruct (s) {
     fail(s, `a structure may have at most 15 fields, got ${n}`, 'struct')
   }
   target[pos++] = tag & 0xff
+}
+
+function writeStruct (s) {
+  const tag = s.signature
+  const fields = s.fields
+  const n = fields.length
+  writeStructHeader(s, tag, n)
   for (let i = 0; i < n; i++) {
     const x = fields[i]
     if (x === undefined && !O.driver) {
@@ -326,25 +409,43 @@ function writeStruct (s) {
   }
 }
 
-function writeObject (v) {
-  if (Array.isArray(v)) return writeList(v)
-  if (v.__isInteger__ === true) return writeInteger(v)
-  if (v instanceof Structure || (O.Structure !== null && v instanceof O.Structure)) {
-    return writeStruct(v)
-  }
+// What an object is written as (`kindOf`).
+const K_LIST = 0
+const K_INTEGER = 1
+const K_STRUCT = 2
+const K_BYTES = 3
+const K_UUID = 4
+const K_DRIVER_UUID = 5
+const K_MAP = 6
+const K_ITERABLE = 7
+const K_OBJECT = 8
+
+function kindOf (v) {
+  if (Array.isArray(v)) return K_LIST
+  if (v.__isInteger__ === true) return K_INTEGER
+  if (v instanceof Structure || (O.Structure !== null && v instanceof O.Structure)) return K_STRUCT
   if (ArrayBuffer.isView(v)) {
-    if (v instanceof Int8Array) return writeBytes(v)
-    if (!O.driver && (v instanceof Uint8Array || v instanceof Uint8ClampedArray)) {
-      return writeBytes(v)
-    }
+    if (v instanceof Int8Array) return K_BYTES
+    if (!O.driver && (v instanceof Uint8Array || v instanceof Uint8ClampedArray)) return K_BYTES
   }
-  if (v instanceof Uuid) return writeUuid(v.bytes, v)
-  if (v.__isUUID__ === true) return writeUuid(v.getTypedArray(), v)
-  if (typeof v[Symbol.iterator] === 'function') {
-    if (!O.driver && v instanceof Map) return writeMap(v)
-    return writeList(Array.from(v))
+  if (v instanceof Uuid) return K_UUID
+  if (v.__isUUID__ === true) return K_DRIVER_UUID
+  if (typeof v[Symbol.iterator] === 'function') return !O.driver && v instanceof Map ? K_MAP : K_ITERABLE
+  return K_OBJECT
+}
+
+function writeObject (v) {
+  switch (kindOf(v)) {
+    case K_LIST: return writeList(v)
+    case K_INTEGER: return writeInteger(v)
+    case K_STRUCT: return writeStruct(v)
+    case K_BYTES: return writeBytes(v)
+    case K_UUID: return writeUuid(v.bytes, v)
+    case K_DRIVER_UUID: return writeUuid(v.getTypedArray(), v)
+    case K_MAP: return writeMap(v)
+    case K_ITERABLE: return writeList(Array.from(v))
+    default: return writeObjectMap(v)
   }
-  return writeObjectMap(v)
 }
 
 function writeValue (v) {
@@ -365,24 +466,144 @@ function writeValue (v) {
         target[pos++] = 0xc0
         return
       }
+      if (nest >= MAX_NEST) return writeDeep(v)
       if (O.dehydrate !== null) {
         v = O.dehydrate(v)
-        if (typeof v !== 'object' || v === null) return writePlain(v)
+        // What the hook returns is not dehydrated again (a primitive never is).
+        if (typeof v !== 'object' || v === null) return writeValue(v)
       }
-      return writeObject(v)
+      nest++
+      writeObject(v)
+      nest--
+      return
     default:
       return fail(v, `cannot pack a value of type ${typeof v}: ${String(v)}`, 'type')
   }
 }
 
-/** `writeValue` for what a dehydrate hook returned (not dehydrated again). */
-function writePlain (v) {
-  const d = O.dehydrate
-  O = { ...O, dehydrate: null }
-  try {
-    writeValue(v)
-  } finally {
-    O = { ...O, dehydrate: d }
+// ---------------------------------------------------------------------------------------
+// The iterative writer, for values nested deeper than MAX_NEST
+// ---------------------------------------------------------------------------------------
+
+/** A container being written by `writeDeep`. */
+class Frame {
+  constructor (kind, items, n, keys, at) {
+    this.kind = kind // K_LIST, K_STRUCT, K_MAP or K_OBJECT
+    this.items = items // the array, fields, Map values or object
+    this.n = n // items (or keys) to go through
+    this.i = 0 // next one
+    this.keys = keys // the keys (K_MAP, K_OBJECT)
+    this.at = at // K_OBJECT: the reserved header (see reserveMap)
+    this.written = 0 // K_OBJECT: entries written
+  }
+}
+
+const DONE = Symbol('done')
+
+/** Writes `v`, or only its header if it is a container: then returns its frame. */
+function openDeep (v) {
+  if (typeof v !== 'object' || v === null) {
+    writeValue(v) // a primitive: no recursion
+    return null
+  }
+  if (O.dehydrate !== null) {
+    v = O.dehydrate(v)
+    if (typeof v !== 'object' || v === null) {
+      writeValue(v)
+      return null
+    }
+  }
+  switch (kindOf(v)) {
+    case K_ITERABLE:
+      v = Array.from(v)
+    // falls through
+    case K_LIST: {
+      const n = v.length
+      writeSize(0x90, 0xd4, n, 'list', v)
+      return new Frame(K_LIST, v, n, null, 0)
+    }
+    case K_STRUCT: {
+      const tag = v.signature
+      const fields = v.fields
+      const n = fields.length
+      writeStructHeader(v, tag, n)
+      return new Frame(K_STRUCT, fields, n, null, 0)
+    }
+    case K_MAP: {
+      const { keys, values, defined } = mapEntries(v)
+      writeSize(0xa0, 0xd8, defined, 'map', v)
+      return new Frame(K_MAP, values, keys.length, keys, 0)
+    }
+    case K_OBJECT: {
+      const keys = Object.keys(v)
+      return new Frame(K_OBJECT, v, keys.length, keys, reserveMap(keys.length, v))
+    }
+    case K_INTEGER: writeInteger(v); return null
+    case K_BYTES: writeBytes(v); return null
+    case K_UUID: writeUuid(v.bytes, v); return null
+    default: writeUuid(v.getTypedArray(), v); return null
+  }
+}
+
+/** The next item of an open container (writing its key first), or DONE. */
+function nextDeep (f) {
+  switch (f.kind) {
+    case K_LIST:
+      if (f.i < f.n) {
+        const x = f.items[f.i++]
+        return x === undefined ? null : x
+      }
+      return DONE
+    case K_STRUCT:
+      if (f.i < f.n) {
+        const x = f.items[f.i++]
+        return x === undefined && !O.driver ? null : x
+      }
+      return DONE
+    case K_MAP:
+      while (f.i < f.n) {
+        const i = f.i++
+        const x = f.items[i]
+        if (x !== undefined) {
+          writeString(f.keys[i])
+          return x
+        }
+      }
+      return DONE
+    default:
+      while (f.i < f.n) {
+        const k = f.keys[f.i++]
+        const x = f.items[k]
+        if (x !== undefined) {
+          f.written++
+          writeString(k)
+          return x
+        }
+      }
+      return DONE
+  }
+}
+
+/**
+ * Writes `v` without recursion: the open containers are on an explicit stack, so the
+ * depth is bounded by the heap, not by the JS stack.
+ */
+function writeDeep (v) {
+  const stack = []
+  for (;;) {
+    const f = openDeep(v)
+    if (f !== null) stack.push(f)
+    for (;;) {
+      if (stack.length === 0) return
+      const top = stack[stack.length - 1]
+      const x = nextDeep(top)
+      if (x !== DONE) {
+        v = x
+        break
+      }
+      stack.pop()
+      if (top.kind === K_OBJECT) closeMap(top.at, top.n, top.written)
+    }
   }
 }
 
@@ -392,19 +613,25 @@ function writePlain (v) {
 
 function enter (settings) {
   if (depth++ > 0) {
-    saved.push([target, view, pos, start, O])
+    saved.push([target, view, pos, start, O, nest])
     fresh(1 << 12)
   } else if (target.length - pos < MIN_FREE) {
     fresh(Math.min(target.length, 1 << 20))
   }
   O = settings
   start = pos
+  nest = 0
 }
 
 function leave () {
   if (--depth > 0) {
     const s = saved.pop()
-    target = s[0]; view = s[1]; pos = s[2]; start = s[3]; O = s[4]
+    target = s[0]; view = s[1]; pos = s[2]; start = s[3]; O = s[4]; nest = s[5]
+  } else {
+    // A large call's buffer is not kept (the views `pack` returned keep it alive as long
+    // as they are used).
+    if (target.length > KEEP_TARGET) fresh(1 << 16)
+    O = null
   }
 }
 
