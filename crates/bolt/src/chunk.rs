@@ -94,6 +94,24 @@ pub enum ChunkError {
     },
 }
 
+packstream::error_kinds! {
+    ChunkError;
+    own {
+        ChunkError::InvalidMaxChunkSize { .. } => "invalid_max_chunk_size",
+        ChunkError::EmptyMessage => "empty_message",
+        ChunkError::InvalidStart { .. } => "invalid_start",
+    }
+    wrapped {}
+}
+
+impl ChunkError {
+    /// Always `None`: these are misuses of the [`Chunker`], not faults in bytes.
+    #[must_use]
+    pub const fn offset(&self) -> Option<u64> {
+        None
+    }
+}
+
 mod sealed {
     /// Byte buffers the [`super::Chunker`] can append to.
     #[allow(unreachable_pub)]
@@ -399,6 +417,52 @@ pub enum DechunkError {
         /// The stream offset being processed.
         offset: u64,
     },
+}
+
+packstream::error_kinds! {
+    DechunkError;
+    own {
+        DechunkError::MessageTooLarge { .. } => "message_too_large",
+        DechunkError::TooManyChunks { .. } => "too_many_chunks",
+        DechunkError::Truncated { .. } => "truncated",
+        DechunkError::Internal { .. } => "internal",
+    }
+    wrapped {}
+}
+
+impl DechunkError {
+    /// Where the error was found, counted from the first byte ever fed to the
+    /// [`Dechunker`] (for a connection: the first byte after the handshake reply). For
+    /// the limits, the chunk header that crossed them; for `Truncated`, the end of the
+    /// stream.
+    ///
+    /// ```
+    /// use bolt::chunk::{DechunkLimits, Dechunker};
+    /// let mut d = Dechunker::with_limits(DechunkLimits { max_message_size: 4, ..DechunkLimits::default() });
+    /// let err = d.feed(&[0x00, 0x00, 0x00, 0x05]).next_message().unwrap_err();
+    /// assert_eq!((err.kind(), err.offset(), err.message_offset()), ("message_too_large", 2, 2));
+    /// ```
+    #[must_use]
+    pub const fn offset(&self) -> u64 {
+        match *self {
+            DechunkError::MessageTooLarge { offset, .. }
+            | DechunkError::TooManyChunks { offset, .. }
+            | DechunkError::Truncated { offset, .. }
+            | DechunkError::Internal { offset } => offset,
+        }
+    }
+
+    /// Where the message the error is about starts (its first chunk header), on the same
+    /// scale as [`DechunkError::offset`]; for `Internal`, the same as the offset.
+    #[must_use]
+    pub const fn message_offset(&self) -> u64 {
+        match *self {
+            DechunkError::MessageTooLarge { message_offset, .. }
+            | DechunkError::TooManyChunks { message_offset, .. }
+            | DechunkError::Truncated { message_offset, .. } => message_offset,
+            DechunkError::Internal { offset } => offset,
+        }
+    }
 }
 
 /// Limits a [`Dechunker`] enforces on each message.

@@ -213,6 +213,51 @@ pub enum ConnectionError {
     Defunct,
 }
 
+packstream::error_kinds! {
+    ConnectionError;
+    own {
+        ConnectionError::NoCommonVersion => "no_common_version",
+        ConnectionError::NotNegotiated(_) => "not_negotiated",
+        ConnectionError::IllegalRequest { .. } => "illegal_request",
+        ConnectionError::UnexpectedResponse { .. } => "unexpected_response",
+        ConnectionError::Defunct => "defunct",
+    }
+    wrapped {
+        ConnectionError::Handshake(e) => e.kind(),
+        ConnectionError::Dechunk(e) => e.kind(),
+        ConnectionError::Message { source, .. } => source.kind(),
+        ConnectionError::Encode(e) => e.kind(),
+        ConnectionError::Chunk(e) => e.kind(),
+    }
+}
+
+impl ConnectionError {
+    /// Where in the incoming bytes the error was found, or `None` for errors about what
+    /// the caller sent or did:
+    ///
+    /// * `Handshake`: counted from the server's first reply byte (see
+    ///   [`HandshakeError::offset`]);
+    /// * `Dechunk`: counted from the first byte after the handshake reply;
+    /// * `Message` and `UnexpectedResponse`: the start (first chunk header) of the message
+    ///   at fault, counted from the first byte after the handshake reply; the position
+    ///   inside the message is [`MessageError::offset`] of the `source`.
+    #[must_use]
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            ConnectionError::Handshake(e) => e.offset().map(|o| o as u64),
+            ConnectionError::Dechunk(e) => Some(e.offset()),
+            ConnectionError::Message { stream_offset, .. }
+            | ConnectionError::UnexpectedResponse { stream_offset, .. } => Some(*stream_offset),
+            ConnectionError::NoCommonVersion
+            | ConnectionError::Encode(_)
+            | ConnectionError::Chunk(_)
+            | ConnectionError::NotNegotiated(_)
+            | ConnectionError::IllegalRequest { .. }
+            | ConnectionError::Defunct => None,
+        }
+    }
+}
+
 /// One request awaiting its summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pending {

@@ -198,6 +198,48 @@ pub enum HandshakeError {
     Finished,
 }
 
+packstream::error_kinds! {
+    HandshakeError;
+    own {
+        HandshakeError::BadMagic { .. } => "bad_magic",
+        HandshakeError::HttpResponse { .. } => "http_response",
+        HandshakeError::MalformedVersion { .. } => "malformed_version",
+        HandshakeError::UnknownManifestVersion { .. } => "unknown_manifest_version",
+        HandshakeError::ManifestNotOffered { .. } => "manifest_not_offered",
+        HandshakeError::VarintTooLong { .. } => "varint_too_long",
+        HandshakeError::VarintOverflow { .. } => "varint_overflow",
+        HandshakeError::TooManyRanges { .. } => "too_many_ranges",
+        HandshakeError::VersionNotOffered { .. } => "version_not_offered",
+        HandshakeError::UnsupportedVersion { .. } => "unsupported_version",
+        HandshakeError::CapabilitiesNotOffered { .. } => "capabilities_not_offered",
+        HandshakeError::Finished => "handshake_finished",
+    }
+    wrapped {}
+}
+
+impl HandshakeError {
+    /// Where the error was found, counted from the first byte of the sending side's
+    /// handshake stream (the client's magic, or the server's first reply byte); `None`
+    /// for `Finished`, which is a misuse rather than a fault in bytes.
+    #[must_use]
+    pub const fn offset(&self) -> Option<usize> {
+        match *self {
+            HandshakeError::BadMagic { offset, .. }
+            | HandshakeError::HttpResponse { offset }
+            | HandshakeError::MalformedVersion { offset, .. }
+            | HandshakeError::UnknownManifestVersion { offset, .. }
+            | HandshakeError::ManifestNotOffered { offset }
+            | HandshakeError::VarintTooLong { offset }
+            | HandshakeError::VarintOverflow { offset }
+            | HandshakeError::TooManyRanges { offset, .. }
+            | HandshakeError::VersionNotOffered { offset, .. }
+            | HandshakeError::UnsupportedVersion { offset, .. }
+            | HandshakeError::CapabilitiesNotOffered { offset, .. } => Some(offset),
+            HandshakeError::Finished => None,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Varint
 // ---------------------------------------------------------------------------------------

@@ -4,6 +4,12 @@
 //! and a short description of what was expected there. [`ErrorKind::UnexpectedEnd`] is a
 //! category of its own: the bytes seen so far are a valid *prefix*, so a streaming caller
 //! should wait for more input rather than give up.
+//!
+//! Every error type of the core crates (these two, the serde error, and all of
+//! `boltcodec-bolt`'s) implements [`ErrorInfo`]: a stable snake_case kind name, shared
+//! with the test vectors (`tests/vectors/README.md`, "Error kinds"), and the byte offset
+//! where the problem was found. A binding maps errors to its own exceptions once,
+//! generically, through that trait.
 
 use core::fmt;
 
@@ -32,6 +38,17 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 7] = [
+        ErrorKind::UnexpectedEnd,
+        ErrorKind::ReservedMarker,
+        ErrorKind::InvalidUtf8,
+        ErrorKind::NonStringKey,
+        ErrorKind::SizeTooLarge,
+        ErrorKind::LimitExceeded,
+        ErrorKind::TrailingBytes,
+    ];
+
     /// The stable snake_case name used by the test vectors and by every binding.
     ///
     /// ```
@@ -154,4 +171,172 @@ pub enum EncodeError {
     /// Produced by serde serialisation.
     #[error("{0}")]
     Message(String),
+}
+
+/// The stable name and the position of an error: implemented by every error type of the
+/// core crates, so that a binding maps all of them with one generic function.
+///
+/// The kind names are listed, with their meaning and what their offset counts from, in
+/// `tests/vectors/README.md` ("Error kinds"); a test checks that every name any type
+/// returns is in that table. An error that wraps another one of a lower layer (a
+/// PackStream error inside a message, a framing error inside a connection error) has the
+/// wrapped error's kind: the same condition keeps the same name.
+///
+/// ```
+/// use packstream::{EncodeError, ErrorInfo, ValueRef};
+///
+/// fn describe<E: ErrorInfo>(e: &E) -> String {
+///     match e.byte_offset() {
+///         Some(at) => format!("{} at byte {at}", e.kind_name()),
+///         None => e.kind_name().to_owned(),
+///     }
+/// }
+/// let err = ValueRef::decode(&[0x92, 0x01, 0xC1, 0x40]).unwrap_err(); // a float cut short
+/// assert_eq!(describe(&err), "unexpected_end at byte 2");
+/// assert_eq!(describe(&EncodeError::UuidNotEnabled), "uuid_not_enabled");
+/// ```
+pub trait ErrorInfo: std::error::Error {
+    /// Every kind name this type's own variants can return. Kinds of wrapped errors are
+    /// not repeated here: the wrapped type lists them.
+    fn kinds() -> &'static [&'static str]
+    where
+        Self: Sized;
+
+    /// The stable snake_case name of what went wrong.
+    fn kind_name(&self) -> &'static str;
+
+    /// The byte offset where the problem was found, if the error has one. What it
+    /// counts from (the value, the message, the stream) is documented on each type's
+    /// own `offset` method.
+    fn byte_offset(&self) -> Option<u64>;
+}
+
+/// Implements `kind()`, `KINDS` and [`ErrorInfo`] for an error enum from one list, so
+/// that the names a type returns and the names it declares cannot drift apart.
+///
+/// `own` arms map variants to a literal name; `wrapped` arms delegate to the kind of a
+/// wrapped error. The type must have an inherent `offset()` returning `usize`, `u64` or
+/// an `Option` of one of them.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! error_kinds {
+    (
+        $ty:ty;
+        own { $($own:pat => $name:literal),* $(,)? }
+        wrapped { $($wrap:pat => $inner:expr),* $(,)? }
+    ) => {
+        impl $ty {
+            /// Every kind name the variants of this type return themselves (wrapped
+            /// errors keep their own kinds): see `tests/vectors/README.md`.
+            pub const KINDS: &'static [&'static str] = &[$($name),*];
+
+            /// The stable snake_case name of this error, shared with
+            /// `tests/vectors/README.md` and every binding.
+            #[must_use]
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $($own => $name,)*
+                    $($wrap => $inner,)*
+                }
+            }
+        }
+
+        impl $crate::ErrorInfo for $ty {
+            fn kinds() -> &'static [&'static str] {
+                <$ty>::KINDS
+            }
+            fn kind_name(&self) -> &'static str {
+                self.kind()
+            }
+            fn byte_offset(&self) -> Option<u64> {
+                $crate::IntoByteOffset::into_byte_offset(self.offset())
+            }
+        }
+    };
+}
+
+/// The offset types of the error types' `offset()` methods, as an `Option<u64>`: used by
+/// [`error_kinds!`].
+#[doc(hidden)]
+pub trait IntoByteOffset {
+    /// The offset, widened to `u64`.
+    fn into_byte_offset(self) -> Option<u64>;
+}
+
+impl IntoByteOffset for usize {
+    fn into_byte_offset(self) -> Option<u64> {
+        Some(self as u64)
+    }
+}
+
+impl IntoByteOffset for u64 {
+    fn into_byte_offset(self) -> Option<u64> {
+        Some(self)
+    }
+}
+
+impl<T: IntoByteOffset> IntoByteOffset for Option<T> {
+    fn into_byte_offset(self) -> Option<u64> {
+        self.and_then(IntoByteOffset::into_byte_offset)
+    }
+}
+
+/// The names of every [`ErrorKind`], in declaration order.
+const ERROR_KIND_NAMES: [&str; 7] = {
+    let [a, b, c, d, e, f, g] = ErrorKind::ALL;
+    [
+        a.as_str(),
+        b.as_str(),
+        c.as_str(),
+        d.as_str(),
+        e.as_str(),
+        f.as_str(),
+        g.as_str(),
+    ]
+};
+
+impl ErrorInfo for Error {
+    fn kinds() -> &'static [&'static str] {
+        &ERROR_KIND_NAMES
+    }
+    fn kind_name(&self) -> &'static str {
+        self.kind.as_str()
+    }
+    /// Always `Some`: [`Error::offset`], counted from the first byte of the input given
+    /// to the decoder.
+    fn byte_offset(&self) -> Option<u64> {
+        Some(self.offset as u64)
+    }
+}
+
+error_kinds! {
+    EncodeError;
+    own {
+        EncodeError::SizeTooLarge(_) => "size_too_large",
+        EncodeError::TooManyFields(_) => "too_many_fields",
+        EncodeError::InvalidTag(_) => "invalid_tag",
+        EncodeError::UuidNotEnabled => "uuid_not_enabled",
+        EncodeError::Message(_) => "serde_custom",
+    }
+    wrapped {}
+}
+
+impl EncodeError {
+    /// Always `None`: encoding errors are about a value the caller gave, not about bytes.
+    #[must_use]
+    pub const fn offset(&self) -> Option<usize> {
+        None
+    }
+}
+
+#[cfg(feature = "serde")]
+error_kinds! {
+    crate::serde::Error;
+    own {
+        crate::serde::Error::Data { .. } => "type_mismatch",
+    }
+    wrapped {
+        crate::serde::Error::Decode(e) => e.kind().as_str(),
+        crate::serde::Error::Encode(e) => e.kind(),
+    }
 }

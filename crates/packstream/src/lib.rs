@@ -100,7 +100,9 @@ mod value;
 
 pub use decode::{Decoder, Token, Visitor};
 pub use encode::{Encoder, Sink};
-pub use error::{EncodeError, Error, ErrorKind};
+#[doc(hidden)]
+pub use error::IntoByteOffset;
+pub use error::{EncodeError, Error, ErrorInfo, ErrorKind};
 pub use limits::{DecodeLimits, DecodeOptions, EncodeOptions};
 #[cfg(feature = "serde")]
 pub use serde::{from_slice, from_slice_with, to_vec, to_vec_with};

@@ -77,7 +77,8 @@ pub enum Error {
 }
 
 impl Error {
-    /// The byte offset, when decoding.
+    /// The byte offset where decoding failed, counted from the first byte of the slice
+    /// given to [`from_slice`]; `None` for encoding errors.
     pub fn offset(&self) -> Option<usize> {
         match self {
             Error::Decode(e) => Some(e.offset()),

@@ -112,6 +112,21 @@ pub enum MessageError {
     },
 }
 
+packstream::error_kinds! {
+    MessageError;
+    own {
+        MessageError::NotAStructure { .. } => "not_a_structure",
+        MessageError::UnknownSignature { .. } => "unknown_signature",
+        MessageError::NotInVersion { .. } => "not_in_version",
+        MessageError::FieldCount { .. } => "field_count",
+        MessageError::FieldType { .. } => "field_type",
+        MessageError::TrailingBytes { .. } => "trailing_bytes",
+    }
+    wrapped {
+        MessageError::PackStream(e) => e.kind().as_str(),
+    }
+}
+
 impl MessageError {
     /// The byte position inside the message where the problem was found.
     ///
@@ -214,6 +229,26 @@ pub enum MessageEncodeError {
     Chunk(#[from] ChunkError),
 }
 
+packstream::error_kinds! {
+    MessageEncodeError;
+    own {
+        MessageEncodeError::NotInVersion { .. } => "not_in_version",
+        MessageEncodeError::Unrepresentable { .. } => "unrepresentable",
+    }
+    wrapped {
+        MessageEncodeError::PackStream(e) => e.kind(),
+        MessageEncodeError::Chunk(e) => e.kind(),
+    }
+}
+
+impl MessageEncodeError {
+    /// Always `None`: encoding errors are about the caller's message, not about bytes.
+    #[must_use]
+    pub const fn offset(&self) -> Option<u64> {
+        None
+    }
+}
+
 /// An error met while decoding a batch of messages
 /// ([`MessageCodec::decode_records`](super::MessageCodec::decode_records) and friends).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -235,6 +270,30 @@ pub enum BatchError {
     /// messages that were complete before the error.
     #[error("{0}")]
     Dechunk(#[from] DechunkError),
+}
+
+packstream::error_kinds! {
+    BatchError;
+    own {}
+    wrapped {
+        BatchError::Message { source, .. } => source.kind(),
+        BatchError::Dechunk(e) => e.kind(),
+    }
+}
+
+impl BatchError {
+    /// A stream offset, counted like [`DechunkError::offset`]: for `Dechunk`, where the
+    /// framing broke; for `Message`, where the message that did not decode starts (its
+    /// first chunk header), or `None` when the messages did not come from a
+    /// [`Dechunker`](crate::chunk::Dechunker). The position inside that message is
+    /// [`MessageError::offset`] of the `source`.
+    #[must_use]
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            BatchError::Message { stream_offset, .. } => *stream_offset,
+            BatchError::Dechunk(e) => Some(e.offset()),
+        }
+    }
 }
 
 fn fmt_stream_offset(offset: Option<u64>) -> String {

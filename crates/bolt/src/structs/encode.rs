@@ -44,6 +44,26 @@ pub enum StructEncodeError {
     PackStream(#[from] EncodeError),
 }
 
+packstream::error_kinds! {
+    StructEncodeError;
+    own {
+        StructEncodeError::NotInVersion { .. } => "not_in_version",
+        StructEncodeError::MissingField { .. } => "missing_field",
+        StructEncodeError::Invalid { .. } => "broken_struct",
+    }
+    wrapped {
+        StructEncodeError::PackStream(e) => e.kind(),
+    }
+}
+
+impl StructEncodeError {
+    /// Always `None`: encoding errors are about the caller's value, not about bytes.
+    #[must_use]
+    pub const fn offset(&self) -> Option<u64> {
+        None
+    }
+}
+
 pub(super) fn check_version(
     kind: StructKind,
     version: BoltVersion,

@@ -444,6 +444,30 @@ pub enum FrameError {
     },
 }
 
+packstream::error_kinds! {
+    FrameError;
+    own {
+        FrameError::TextFrame { .. } => "ws_text_frame",
+        FrameError::ReservedBits { .. } => "ws_reserved_bits",
+        FrameError::UnknownOpcode { .. } => "ws_unknown_opcode",
+        FrameError::MaskedFrame { .. } => "ws_masked_frame",
+        FrameError::UnmaskedFrame { .. } => "ws_unmasked_frame",
+        FrameError::FragmentedControlFrame { .. } => "ws_fragmented_control_frame",
+        FrameError::ControlFrameTooLong { .. } => "ws_control_frame_too_long",
+        FrameError::LengthTopBit { .. } => "ws_length_top_bit",
+        FrameError::NonMinimalLength { .. } => "ws_non_minimal_length",
+        FrameError::FrameTooLarge { .. } => "ws_frame_too_large",
+        FrameError::MessageTooLarge { .. } => "ws_message_too_large",
+        FrameError::UnexpectedContinuation { .. } => "ws_unexpected_continuation",
+        FrameError::ExpectedContinuation { .. } => "ws_expected_continuation",
+        FrameError::InvalidClosePayload { .. } => "ws_invalid_close_payload",
+        FrameError::InvalidCloseCode { .. } => "ws_invalid_close_code",
+        FrameError::InvalidCloseReason { .. } => "ws_invalid_close_reason",
+        FrameError::Truncated { .. } => "ws_truncated",
+    }
+    wrapped {}
+}
+
 impl FrameError {
     /// The stream offset the error names.
     #[must_use]
@@ -513,6 +537,25 @@ pub enum EncodeError {
     /// A close reason without a close code (the reason follows the code on the wire).
     #[error("a close reason needs a close code")]
     ReasonWithoutCode,
+}
+
+packstream::error_kinds! {
+    EncodeError;
+    own {
+        EncodeError::InvalidMaxFrameSize { .. } => "ws_invalid_max_frame_size",
+        EncodeError::ControlPayloadTooLong { .. } => "ws_control_payload_too_long",
+        EncodeError::InvalidCloseCode { .. } => "ws_invalid_close_code",
+        EncodeError::ReasonWithoutCode => "ws_reason_without_code",
+    }
+    wrapped {}
+}
+
+impl EncodeError {
+    /// Always `None`: these are misuses of the encoder, not faults in bytes.
+    #[must_use]
+    pub const fn offset(&self) -> Option<u64> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,29 @@ pub enum StreamError {
     Closing,
 }
 
+packstream::error_kinds! {
+    StreamError;
+    own {
+        StreamError::Closing => "ws_closing",
+    }
+    wrapped {
+        StreamError::Frame(e) => e.kind(),
+        StreamError::Encode(e) => e.kind(),
+    }
+}
+
+impl StreamError {
+    /// For `Frame`, the offset in the received frame stream ([`FrameError::offset`]);
+    /// `None` otherwise.
+    #[must_use]
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            StreamError::Frame(e) => Some(e.offset()),
+            StreamError::Encode(_) | StreamError::Closing => None,
+        }
+    }
+}
+
 /// A WebSocket connection as a byte-stream transport, sans-IO: what Bolt writes goes
 /// through [`WsStream::to_wire`] and becomes frames; what arrives goes through
 /// [`WsStream::from_wire`] and becomes Bolt bytes again. Frame boundaries carry no

@@ -135,6 +135,47 @@ pub enum UpgradeError {
     Finished,
 }
 
+packstream::error_kinds! {
+    UpgradeError;
+    own {
+        UpgradeError::InvalidArgument { .. } => "upgrade_invalid_argument",
+        UpgradeError::HeadTooLarge { .. } => "upgrade_head_too_large",
+        UpgradeError::MalformedStartLine { .. } => "upgrade_malformed_start_line",
+        UpgradeError::UnexpectedStatus { .. } => "upgrade_unexpected_status",
+        UpgradeError::MalformedHeader { .. } => "upgrade_malformed_header",
+        UpgradeError::MissingHeader { .. } => "upgrade_missing_header",
+        UpgradeError::InvalidHeader { .. } => "upgrade_invalid_header",
+        UpgradeError::AcceptMismatch { .. } => "upgrade_accept_mismatch",
+        UpgradeError::UnexpectedExtension { .. } => "upgrade_unexpected_extension",
+        UpgradeError::UnexpectedSubprotocol { .. } => "upgrade_unexpected_subprotocol",
+        UpgradeError::UnsupportedVersion { .. } => "upgrade_unsupported_version",
+        UpgradeError::Finished => "upgrade_finished",
+    }
+    wrapped {}
+}
+
+impl UpgradeError {
+    /// Where the error was found, counted from the first byte of the HTTP head being
+    /// parsed; `None` for `InvalidArgument` (a request that cannot be built) and
+    /// `Finished`.
+    #[must_use]
+    pub const fn offset(&self) -> Option<usize> {
+        match *self {
+            UpgradeError::HeadTooLarge { offset, .. }
+            | UpgradeError::MalformedStartLine { offset, .. }
+            | UpgradeError::UnexpectedStatus { offset, .. }
+            | UpgradeError::MalformedHeader { offset }
+            | UpgradeError::MissingHeader { offset, .. }
+            | UpgradeError::InvalidHeader { offset, .. }
+            | UpgradeError::AcceptMismatch { offset, .. }
+            | UpgradeError::UnexpectedExtension { offset, .. }
+            | UpgradeError::UnexpectedSubprotocol { offset, .. }
+            | UpgradeError::UnsupportedVersion { offset, .. } => Some(offset),
+            UpgradeError::InvalidArgument { .. } | UpgradeError::Finished => None,
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Shared parsing
 // ---------------------------------------------------------------------------------------
