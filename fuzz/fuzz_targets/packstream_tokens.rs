@@ -18,37 +18,48 @@ use packstream::{DecodeOptions, Decoder, EncodeOptions, Encoder, Token, ValueRef
 struct Reencode(Encoder<Vec<u8>>);
 
 impl<'a> Visitor<'a> for Reencode {
-    fn null(&mut self) {
+    type Error = packstream::Error;
+    fn null(&mut self) -> Result<(), Self::Error> {
         self.0.write_null();
+        Ok(())
     }
-    fn bool(&mut self, v: bool) {
+    fn bool(&mut self, v: bool) -> Result<(), Self::Error> {
         self.0.write_bool(v);
+        Ok(())
     }
-    fn int(&mut self, v: i64) {
+    fn int(&mut self, v: i64) -> Result<(), Self::Error> {
         self.0.write_int(v);
+        Ok(())
     }
-    fn float(&mut self, v: f64) {
+    fn float(&mut self, v: f64) -> Result<(), Self::Error> {
         self.0.write_float(v);
+        Ok(())
     }
-    fn string(&mut self, v: &'a str, _is_key: bool) {
+    fn string(&mut self, v: &'a str, _is_key: bool) -> Result<(), Self::Error> {
         self.0.write_str(v).expect("a decoded string fits");
+        Ok(())
     }
-    fn bytes(&mut self, v: &'a [u8]) {
+    fn bytes(&mut self, v: &'a [u8]) -> Result<(), Self::Error> {
         self.0.write_bytes(v).expect("decoded bytes fit");
+        Ok(())
     }
-    fn uuid(&mut self, v: [u8; 16]) {
+    fn uuid(&mut self, v: [u8; 16]) -> Result<(), Self::Error> {
         self.0.write_uuid(&v).expect("UUIDs enabled");
+        Ok(())
     }
-    fn list(&mut self, len: u32) {
+    fn list(&mut self, len: u32, _capacity: usize) -> Result<(), Self::Error> {
         self.0.write_list_header(len as usize).expect("fits");
+        Ok(())
     }
-    fn map(&mut self, len: u32) {
+    fn map(&mut self, len: u32, _capacity: usize) -> Result<(), Self::Error> {
         self.0.write_map_header(len as usize).expect("fits");
+        Ok(())
     }
-    fn structure(&mut self, tag: u8, len: u32) {
+    fn structure(&mut self, tag: u8, len: u32, _capacity: usize) -> Result<(), Self::Error> {
         self.0
             .write_struct_header(tag, len as usize)
             .expect("legacy structures enabled");
+        Ok(())
     }
 }
 

@@ -4,8 +4,9 @@
 //! subtree that starts deeper than [`RECURSION_DEPTH`] is built by an iterative loop with an
 //! explicit stack. Stack use is therefore bounded whatever the input and the limits are.
 
-use crate::decode::{Reader, Token};
 use crate::error::{Error, ErrorKind};
+use crate::limits::DecodeOptions;
+use crate::reader::{missing_item, Reader, Token};
 use crate::value::{StructRef, Structure, Value, ValueRef};
 
 /// Containers nested deeper than this are built iteratively. An unoptimised build spends
@@ -100,19 +101,6 @@ impl<'a> Node<'a> for Value {
     #[inline]
     fn structure(tag: u8, fields: Vec<Self>) -> Self {
         Value::Struct(Structure::new(tag, fields))
-    }
-}
-
-/// When an item's marker is missing because the input ended, the item that could not be
-/// completed is the innermost open container: report its marker, as for any other
-/// truncated item.
-#[inline]
-pub(crate) fn missing_item(e: Error, start: usize, len: usize, container: Option<usize>) -> Error {
-    match container {
-        Some(at) if start >= len && e.kind() == ErrorKind::UnexpectedEnd => {
-            Error::new(e.kind(), at, "more container items")
-        }
-        _ => e,
     }
 }
 
@@ -350,5 +338,109 @@ fn deep<'a, N: Node<'a>>(
                 return Ok(value);
             }
         }
+    }
+}
+
+/// Decodes one value from the start of `buf`; returns it and the bytes it used.
+pub(crate) fn decode_node<'a, N: Node<'a>>(
+    buf: &'a [u8],
+    opts: &DecodeOptions,
+) -> Result<(N, usize), Error> {
+    let mut r = Reader::new(buf, *opts);
+    let v = build(&mut r, 0, u64::from(opts.limits.max_depth), None, false)?;
+    Ok((v, r.pos()))
+}
+
+impl<'a> ValueRef<'a> {
+    /// Decodes one value from the start of `buf` with default options, returning the value
+    /// and how many bytes it used. Bytes after the value are left alone.
+    ///
+    /// # Errors
+    /// Any [`Error`]; [`Error::is_incomplete`] tells whether more input could complete it.
+    pub fn decode(buf: &'a [u8]) -> Result<(Self, usize), Error> {
+        decode_node(buf, &DecodeOptions::default())
+    }
+
+    /// Like [`ValueRef::decode`], with options.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_with(buf: &'a [u8], opts: &DecodeOptions) -> Result<(Self, usize), Error> {
+        decode_node(buf, opts)
+    }
+
+    /// Decodes `buf` as exactly one value: bytes left over are a
+    /// [`TrailingBytes`](ErrorKind::TrailingBytes) error.
+    ///
+    /// ```
+    /// use packstream::{ErrorKind, ValueRef};
+    /// assert_eq!(ValueRef::decode_exact(&[0x2A]).unwrap(), ValueRef::Int(42));
+    /// let err = ValueRef::decode_exact(&[0x2A, 0x00]).unwrap_err();
+    /// assert_eq!((err.kind(), err.offset()), (ErrorKind::TrailingBytes, 1));
+    /// ```
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_exact(buf: &'a [u8]) -> Result<Self, Error> {
+        Self::decode_exact_with(buf, &DecodeOptions::default())
+    }
+
+    /// Like [`ValueRef::decode_exact`], with options.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_exact_with(buf: &'a [u8], opts: &DecodeOptions) -> Result<Self, Error> {
+        let (v, used) = decode_node(buf, opts)?;
+        if used < buf.len() {
+            return Err(Error::new(
+                ErrorKind::TrailingBytes,
+                used,
+                "the end of the input",
+            ));
+        }
+        Ok(v)
+    }
+}
+
+impl Value {
+    /// Decodes one value from the start of `buf` into an owned value; returns it and the
+    /// number of bytes used.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode(buf: &[u8]) -> Result<(Self, usize), Error> {
+        decode_node(buf, &DecodeOptions::default())
+    }
+
+    /// Decodes `buf` as exactly one owned value.
+    ///
+    /// # Errors
+    /// Any [`Error`], including trailing bytes.
+    pub fn decode_exact(buf: &[u8]) -> Result<Self, Error> {
+        Self::decode_exact_with(buf, &DecodeOptions::default())
+    }
+
+    /// Decodes `buf` as exactly one owned value, with options.
+    ///
+    /// # Errors
+    /// Any [`Error`], including trailing bytes.
+    pub fn decode_exact_with(buf: &[u8], opts: &DecodeOptions) -> Result<Self, Error> {
+        let (v, used) = decode_node(buf, opts)?;
+        if used < buf.len() {
+            return Err(Error::new(
+                ErrorKind::TrailingBytes,
+                used,
+                "the end of the input",
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Like [`Value::decode`], with options.
+    ///
+    /// # Errors
+    /// Any [`Error`].
+    pub fn decode_with(buf: &[u8], opts: &DecodeOptions) -> Result<(Self, usize), Error> {
+        decode_node(buf, opts)
     }
 }

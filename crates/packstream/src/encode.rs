@@ -443,3 +443,41 @@ impl WriteLeaf for Value {
         enc.write_value_at(self, 0)
     }
 }
+
+impl ValueRef<'_> {
+    /// Encodes this value (smallest markers) into a new `Vec`.
+    ///
+    /// # Errors
+    /// See [`EncodeError`].
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        Encoder::with_options(
+            &mut out,
+            EncodeOptions {
+                legacy_structs: false,
+                uuid: true,
+            },
+        )
+        .write_value_ref(self)?;
+        Ok(out)
+    }
+}
+
+impl Value {
+    /// Encodes this value (smallest markers) into a new `Vec`. UUIDs are allowed.
+    ///
+    /// # Errors
+    /// See [`EncodeError`].
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        Encoder::with_options(
+            &mut out,
+            EncodeOptions {
+                legacy_structs: false,
+                uuid: true,
+            },
+        )
+        .write_value(self)?;
+        Ok(out)
+    }
+}

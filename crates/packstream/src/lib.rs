@@ -93,17 +93,19 @@ mod encode;
 mod error;
 mod limits;
 pub mod marker;
+mod reader;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod tree;
 mod value;
 
-pub use decode::{Decoder, Token, Visitor};
+pub use decode::{Decoder, Visitor};
 pub use encode::{Encoder, Sink};
 #[doc(hidden)]
 pub use error::IntoByteOffset;
 pub use error::{EncodeError, Error, ErrorInfo, ErrorKind};
 pub use limits::{DecodeLimits, DecodeOptions, EncodeOptions};
+pub use reader::Token;
 #[cfg(feature = "serde")]
 pub use serde::{from_slice, from_slice_with, to_vec, to_vec_with};
 pub use value::{StructRef, Structure, Value, ValueRef};

@@ -51,7 +51,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
 use serde::ser::{self, Serialize};
 
-use crate::decode::{Reader, Token};
+use crate::reader::{Reader, Token};
 use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};

@@ -11,7 +11,7 @@
 use core::fmt;
 use core::slice;
 
-use crate::value::{write_hex, write_quoted, write_uuid, StructRef, Structure, Value, ValueRef};
+use crate::value::{float_eq, StructRef, Structure, Value, ValueRef};
 
 /// What a walk needs to know about one node of a value tree.
 pub(crate) enum Shape<'v, T: Tree> {
@@ -528,4 +528,162 @@ pub(crate) fn debug<T: DebugLeaf>(f: &mut fmt::Formatter<'_>, root: &T) -> fmt::
             sep: ", ",
         },
     )
+}
+
+// ---------------------------------------------------------------------------------------
+// The trees' standard traits and conversions, all through the walks above.
+// ---------------------------------------------------------------------------------------
+
+/// Scalar equality for both trees; containers are compared by [`eq`].
+macro_rules! tree_impls {
+    ($ty:ty) => {
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                eq(self, other, |a, b| match (a, b) {
+                    (Self::Null, Self::Null) => true,
+                    (Self::Bool(a), Self::Bool(b)) => a == b,
+                    (Self::Int(a), Self::Int(b)) => a == b,
+                    (Self::Float(a), Self::Float(b)) => float_eq(*a, *b),
+                    (Self::Bytes(a), Self::Bytes(b)) => a == b,
+                    (Self::String(a), Self::String(b)) => a == b,
+                    (Self::Uuid(a), Self::Uuid(b)) => a == b,
+                    _ => false,
+                })
+            }
+        }
+
+        impl Drop for $ty {
+            fn drop(&mut self) {
+                drop_tree(self);
+            }
+        }
+
+        impl fmt::Debug for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                debug(f, self)
+            }
+        }
+    };
+}
+tree_impls!(ValueRef<'_>);
+tree_impls!(Value);
+
+impl<'a> Clone for ValueRef<'a> {
+    fn clone(&self) -> Self {
+        convert(
+            self,
+            &|v: &ValueRef<'a>| match v {
+                ValueRef::Null => ValueRef::Null,
+                ValueRef::Bool(b) => ValueRef::Bool(*b),
+                ValueRef::Int(i) => ValueRef::Int(*i),
+                ValueRef::Float(f) => ValueRef::Float(*f),
+                ValueRef::Bytes(b) => ValueRef::Bytes(b),
+                ValueRef::String(s) => ValueRef::String(s),
+                ValueRef::Uuid(u) => ValueRef::Uuid(*u),
+                // `convert` gives only leaves.
+                ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => ValueRef::Null,
+            },
+            &|k: &&'a str| *k,
+        )
+    }
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Self {
+        convert(
+            self,
+            &|v: &Value| match v {
+                Value::Null => Value::Null,
+                Value::Bool(b) => Value::Bool(*b),
+                Value::Int(i) => Value::Int(*i),
+                Value::Float(f) => Value::Float(*f),
+                Value::Bytes(b) => Value::Bytes(b.clone()),
+                Value::String(s) => Value::String(s.clone()),
+                Value::Uuid(u) => Value::Uuid(*u),
+                // `convert` gives only leaves.
+                Value::List(_) | Value::Map(_) | Value::Struct(_) => Value::Null,
+            },
+            &String::clone,
+        )
+    }
+}
+
+impl<'a> ValueRef<'a> {
+    /// Copies everything borrowed into an owned [`Value`].
+    pub fn to_owned_value(&self) -> Value {
+        convert(
+            self,
+            &|v: &ValueRef<'a>| match v {
+                ValueRef::Null => Value::Null,
+                ValueRef::Bool(b) => Value::Bool(*b),
+                ValueRef::Int(i) => Value::Int(*i),
+                ValueRef::Float(f) => Value::Float(*f),
+                ValueRef::Bytes(b) => Value::Bytes(b.to_vec()),
+                ValueRef::String(s) => Value::String((*s).to_owned()),
+                ValueRef::Uuid(u) => Value::Uuid(*u),
+                // `convert` gives only leaves.
+                ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => Value::Null,
+            },
+            &|k: &&'a str| (*k).to_owned(),
+        )
+    }
+}
+
+impl Value {
+    /// A borrowed view of this value (allocates the container vectors, not the strings).
+    pub fn as_value_ref(&self) -> ValueRef<'_> {
+        convert(
+            self,
+            &|v: &Value| match v {
+                Value::Null => ValueRef::Null,
+                Value::Bool(b) => ValueRef::Bool(*b),
+                Value::Int(i) => ValueRef::Int(*i),
+                Value::Float(f) => ValueRef::Float(*f),
+                Value::Bytes(b) => ValueRef::Bytes(b),
+                Value::String(s) => ValueRef::String(s),
+                Value::Uuid(u) => ValueRef::Uuid(*u),
+                // `convert` gives only leaves.
+                Value::List(_) | Value::Map(_) | Value::Struct(_) => ValueRef::Null,
+            },
+            &|k: &String| k.as_str(),
+        )
+    }
+}
+
+/// Writes `s` as a JSON-style quoted string.
+pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    write!(f, "{s:?}")
+}
+
+pub(crate) fn write_hex(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
+    f.write_str("#")?;
+    for byte in b {
+        write!(f, "{byte:02X}")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn write_uuid(f: &mut fmt::Formatter<'_>, u: &[u8; 16]) -> fmt::Result {
+    for (i, byte) in u.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            f.write_str("-")?;
+        }
+        write!(f, "{byte:02x}")?;
+    }
+    Ok(())
+}
+
+/// A readable, JSON-like rendering: `{"name": "Alice", "tags": [1, 2.0]}`; bytes as
+/// `#CAFE`, structures as `Struct<0x4E>[...]`, UUIDs as `uuid(...)`.
+impl fmt::Display for ValueRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        display(f, self)
+    }
+}
+
+/// Same rendering as for [`ValueRef`].
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        display(f, self)
+    }
 }

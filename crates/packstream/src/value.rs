@@ -7,13 +7,6 @@
 //! Equality compares floats by their bits: `NaN == NaN` when the bits are the same, and
 //! `0.0 != -0.0`. That makes "decode then encode gives the same value" checkable.
 
-use core::fmt;
-
-use crate::decode::decode_ref;
-use crate::error::{Error, ErrorKind};
-use crate::limits::DecodeOptions;
-use crate::tree;
-
 /// A structure whose fields borrow from the input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructRef<'a> {
@@ -120,80 +113,6 @@ pub enum Value {
     Struct(Structure),
     /// UUID (PackStream v2), 16 bytes in RFC 4122 order.
     Uuid([u8; 16]),
-}
-
-/// Scalar equality for both trees; containers are compared by [`tree::eq`].
-macro_rules! tree_impls {
-    ($ty:ty) => {
-        impl PartialEq for $ty {
-            fn eq(&self, other: &Self) -> bool {
-                tree::eq(self, other, |a, b| match (a, b) {
-                    (Self::Null, Self::Null) => true,
-                    (Self::Bool(a), Self::Bool(b)) => a == b,
-                    (Self::Int(a), Self::Int(b)) => a == b,
-                    (Self::Float(a), Self::Float(b)) => float_eq(*a, *b),
-                    (Self::Bytes(a), Self::Bytes(b)) => a == b,
-                    (Self::String(a), Self::String(b)) => a == b,
-                    (Self::Uuid(a), Self::Uuid(b)) => a == b,
-                    _ => false,
-                })
-            }
-        }
-
-        impl Drop for $ty {
-            fn drop(&mut self) {
-                tree::drop_tree(self);
-            }
-        }
-
-        impl fmt::Debug for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                tree::debug(f, self)
-            }
-        }
-    };
-}
-tree_impls!(ValueRef<'_>);
-tree_impls!(Value);
-
-impl<'a> Clone for ValueRef<'a> {
-    fn clone(&self) -> Self {
-        tree::convert(
-            self,
-            &|v: &ValueRef<'a>| match v {
-                ValueRef::Null => ValueRef::Null,
-                ValueRef::Bool(b) => ValueRef::Bool(*b),
-                ValueRef::Int(i) => ValueRef::Int(*i),
-                ValueRef::Float(f) => ValueRef::Float(*f),
-                ValueRef::Bytes(b) => ValueRef::Bytes(b),
-                ValueRef::String(s) => ValueRef::String(s),
-                ValueRef::Uuid(u) => ValueRef::Uuid(*u),
-                // `convert` gives only leaves.
-                ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => ValueRef::Null,
-            },
-            &|k: &&'a str| *k,
-        )
-    }
-}
-
-impl Clone for Value {
-    fn clone(&self) -> Self {
-        tree::convert(
-            self,
-            &|v: &Value| match v {
-                Value::Null => Value::Null,
-                Value::Bool(b) => Value::Bool(*b),
-                Value::Int(i) => Value::Int(*i),
-                Value::Float(f) => Value::Float(*f),
-                Value::Bytes(b) => Value::Bytes(b.clone()),
-                Value::String(s) => Value::String(s.clone()),
-                Value::Uuid(u) => Value::Uuid(*u),
-                // `convert` gives only leaves.
-                Value::List(_) | Value::Map(_) | Value::Struct(_) => Value::Null,
-            },
-            &String::clone,
-        )
-    }
 }
 
 #[inline]
@@ -359,55 +278,6 @@ impl Structure {
 accessors!([] Value, Value, (String, Value));
 
 impl<'a> ValueRef<'a> {
-    /// Decodes one value from the start of `buf` with default options, returning the value
-    /// and how many bytes it used. Bytes after the value are left alone.
-    ///
-    /// # Errors
-    /// Any [`Error`]; [`Error::is_incomplete`] tells whether more input could complete it.
-    pub fn decode(buf: &'a [u8]) -> Result<(Self, usize), Error> {
-        decode_ref(buf, &DecodeOptions::default())
-    }
-
-    /// Like [`ValueRef::decode`], with options.
-    ///
-    /// # Errors
-    /// Any [`Error`].
-    pub fn decode_with(buf: &'a [u8], opts: &DecodeOptions) -> Result<(Self, usize), Error> {
-        decode_ref(buf, opts)
-    }
-
-    /// Decodes `buf` as exactly one value: bytes left over are a
-    /// [`TrailingBytes`](ErrorKind::TrailingBytes) error.
-    ///
-    /// ```
-    /// use packstream::{ErrorKind, ValueRef};
-    /// assert_eq!(ValueRef::decode_exact(&[0x2A]).unwrap(), ValueRef::Int(42));
-    /// let err = ValueRef::decode_exact(&[0x2A, 0x00]).unwrap_err();
-    /// assert_eq!((err.kind(), err.offset()), (ErrorKind::TrailingBytes, 1));
-    /// ```
-    ///
-    /// # Errors
-    /// Any [`Error`].
-    pub fn decode_exact(buf: &'a [u8]) -> Result<Self, Error> {
-        Self::decode_exact_with(buf, &DecodeOptions::default())
-    }
-
-    /// Like [`ValueRef::decode_exact`], with options.
-    ///
-    /// # Errors
-    /// Any [`Error`].
-    pub fn decode_exact_with(buf: &'a [u8], opts: &DecodeOptions) -> Result<Self, Error> {
-        let (v, used) = decode_ref(buf, opts)?;
-        if used < buf.len() {
-            return Err(Error::new(
-                ErrorKind::TrailingBytes,
-                used,
-                "the end of the input",
-            ));
-        }
-        Ok(v)
-    }
-
     /// The structure, if this is one.
     pub fn as_struct(&self) -> Option<&StructRef<'a>> {
         match self {
@@ -415,128 +285,15 @@ impl<'a> ValueRef<'a> {
             _ => None,
         }
     }
-
-    /// Copies everything borrowed into an owned [`Value`].
-    pub fn to_owned_value(&self) -> Value {
-        tree::convert(
-            self,
-            &|v: &ValueRef<'a>| match v {
-                ValueRef::Null => Value::Null,
-                ValueRef::Bool(b) => Value::Bool(*b),
-                ValueRef::Int(i) => Value::Int(*i),
-                ValueRef::Float(f) => Value::Float(*f),
-                ValueRef::Bytes(b) => Value::Bytes(b.to_vec()),
-                ValueRef::String(s) => Value::String((*s).to_owned()),
-                ValueRef::Uuid(u) => Value::Uuid(*u),
-                // `convert` gives only leaves.
-                ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_) => Value::Null,
-            },
-            &|k: &&'a str| (*k).to_owned(),
-        )
-    }
-
-    /// Encodes this value (smallest markers) into a new `Vec`.
-    ///
-    /// # Errors
-    /// See [`EncodeError`](crate::EncodeError).
-    pub fn to_bytes(&self) -> Result<Vec<u8>, crate::EncodeError> {
-        let mut out = Vec::new();
-        crate::Encoder::with_options(
-            &mut out,
-            crate::EncodeOptions {
-                legacy_structs: false,
-                uuid: true,
-            },
-        )
-        .write_value_ref(self)?;
-        Ok(out)
-    }
 }
 
 impl Value {
-    /// Decodes one value from the start of `buf` into an owned value; returns it and the
-    /// number of bytes used.
-    ///
-    /// # Errors
-    /// Any [`Error`].
-    pub fn decode(buf: &[u8]) -> Result<(Self, usize), Error> {
-        crate::decode::decode_node(buf, &DecodeOptions::default())
-    }
-
-    /// Decodes `buf` as exactly one owned value.
-    ///
-    /// # Errors
-    /// Any [`Error`], including trailing bytes.
-    pub fn decode_exact(buf: &[u8]) -> Result<Self, Error> {
-        Self::decode_exact_with(buf, &DecodeOptions::default())
-    }
-
-    /// Decodes `buf` as exactly one owned value, with options.
-    ///
-    /// # Errors
-    /// Any [`Error`], including trailing bytes.
-    pub fn decode_exact_with(buf: &[u8], opts: &DecodeOptions) -> Result<Self, Error> {
-        let (v, used) = crate::decode::decode_node(buf, opts)?;
-        if used < buf.len() {
-            return Err(Error::new(
-                ErrorKind::TrailingBytes,
-                used,
-                "the end of the input",
-            ));
-        }
-        Ok(v)
-    }
-
-    /// Like [`Value::decode`], with options.
-    ///
-    /// # Errors
-    /// Any [`Error`].
-    pub fn decode_with(buf: &[u8], opts: &DecodeOptions) -> Result<(Self, usize), Error> {
-        crate::decode::decode_node(buf, opts)
-    }
-
     /// The structure, if this is one.
     pub fn as_struct(&self) -> Option<&Structure> {
         match self {
             Value::Struct(s) => Some(s),
             _ => None,
         }
-    }
-
-    /// A borrowed view of this value (allocates the container vectors, not the strings).
-    pub fn as_value_ref(&self) -> ValueRef<'_> {
-        tree::convert(
-            self,
-            &|v: &Value| match v {
-                Value::Null => ValueRef::Null,
-                Value::Bool(b) => ValueRef::Bool(*b),
-                Value::Int(i) => ValueRef::Int(*i),
-                Value::Float(f) => ValueRef::Float(*f),
-                Value::Bytes(b) => ValueRef::Bytes(b),
-                Value::String(s) => ValueRef::String(s),
-                Value::Uuid(u) => ValueRef::Uuid(*u),
-                // `convert` gives only leaves.
-                Value::List(_) | Value::Map(_) | Value::Struct(_) => ValueRef::Null,
-            },
-            &|k: &String| k.as_str(),
-        )
-    }
-
-    /// Encodes this value (smallest markers) into a new `Vec`. UUIDs are allowed.
-    ///
-    /// # Errors
-    /// See [`EncodeError`](crate::EncodeError).
-    pub fn to_bytes(&self) -> Result<Vec<u8>, crate::EncodeError> {
-        let mut out = Vec::new();
-        crate::Encoder::with_options(
-            &mut out,
-            crate::EncodeOptions {
-                legacy_structs: false,
-                uuid: true,
-            },
-        )
-        .write_value(self)?;
-        Ok(out)
     }
 }
 
@@ -593,43 +350,5 @@ impl From<Structure> for Value {
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(v: Option<T>) -> Self {
         v.map_or(Value::Null, Into::into)
-    }
-}
-
-/// Writes `s` as a JSON-style quoted string.
-pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
-    write!(f, "{s:?}")
-}
-
-pub(crate) fn write_hex(f: &mut fmt::Formatter<'_>, b: &[u8]) -> fmt::Result {
-    f.write_str("#")?;
-    for byte in b {
-        write!(f, "{byte:02X}")?;
-    }
-    Ok(())
-}
-
-pub(crate) fn write_uuid(f: &mut fmt::Formatter<'_>, u: &[u8; 16]) -> fmt::Result {
-    for (i, byte) in u.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            f.write_str("-")?;
-        }
-        write!(f, "{byte:02x}")?;
-    }
-    Ok(())
-}
-
-/// A readable, JSON-like rendering: `{"name": "Alice", "tags": [1, 2.0]}`; bytes as
-/// `#CAFE`, structures as `Struct<0x4E>[...]`, UUIDs as `uuid(...)`.
-impl fmt::Display for ValueRef<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        tree::display(f, self)
-    }
-}
-
-/// Same rendering as for [`ValueRef`].
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        tree::display(f, self)
     }
 }
