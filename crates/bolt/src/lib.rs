@@ -73,6 +73,7 @@ pub mod arbitrary;
 pub mod chunk;
 pub mod connection;
 pub mod handshake;
+pub mod inbox;
 pub mod message;
 pub mod structs;
 pub mod version;
