@@ -263,6 +263,7 @@ function writeUuid (bytes, value) {
 function writeList (a) {
   const n = a.length
   writeSize(0x90, 0xd4, n, 'list', a)
+  nest++
   for (let i = 0; i < n; i++) {
     const x = a[i]
     if (x === undefined) {
@@ -272,6 +273,7 @@ function writeList (a) {
       writeValue(x)
     }
   }
+  nest--
 }
 
 /** Size of a map header for `n` entries. */
@@ -329,6 +331,7 @@ function writeObjectMap (o) {
   const len = keys.length
   const at = reserveMap(len, o)
   let n = 0
+  nest++
   for (let i = 0; i < len; i++) {
     const k = keys[i]
     const x = o[k]
@@ -338,6 +341,7 @@ function writeObjectMap (o) {
       writeValue(x)
     }
   }
+  nest--
   closeMap(at, len, n)
 }
 
@@ -363,6 +367,7 @@ function mapEntries (m) {
 function writeMap (m) {
   const { keys, values, defined } = mapEntries(m)
   writeSize(0xa0, 0xd8, defined, 'map', m)
+  nest++
   for (let i = 0; i < keys.length; i++) {
     const x = values[i]
     if (x !== undefined) {
@@ -370,6 +375,7 @@ function writeMap (m) {
       writeValue(x)
     }
   }
+  nest--
 }
 
 /** A structure's marker and tag, for `n` fields. */
@@ -398,6 +404,7 @@ function writeStruct (s) {
   const fields = s.fields
   const n = fields.length
   writeStructHeader(s, tag, n)
+  nest++
   for (let i = 0; i < n; i++) {
     const x = fields[i]
     if (x === undefined && !O.driver) {
@@ -407,6 +414,7 @@ function writeStruct (s) {
       writeValue(x)
     }
   }
+  nest--
 }
 
 // What an object is written as (`kindOf`).
@@ -435,17 +443,25 @@ function kindOf (v) {
 }
 
 function writeObject (v) {
-  switch (kindOf(v)) {
-    case K_LIST: return writeList(v)
-    case K_INTEGER: return writeInteger(v)
-    case K_STRUCT: return writeStruct(v)
-    case K_BYTES: return writeBytes(v)
-    case K_UUID: return writeUuid(v.bytes, v)
-    case K_DRIVER_UUID: return writeUuid(v.getTypedArray(), v)
-    case K_MAP: return writeMap(v)
-    case K_ITERABLE: return writeList(Array.from(v))
-    default: return writeObjectMap(v)
+  // The same tests as `kindOf`, inline (the common case, arrays, first).
+  if (Array.isArray(v)) return writeList(v)
+  if (v.__isInteger__ === true) return writeInteger(v)
+  if (v instanceof Structure || (O.Structure !== null && v instanceof O.Structure)) {
+    return writeStruct(v)
   }
+  if (ArrayBuffer.isView(v)) {
+    if (v instanceof Int8Array) return writeBytes(v)
+    if (!O.driver && (v instanceof Uint8Array || v instanceof Uint8ClampedArray)) {
+      return writeBytes(v)
+    }
+  }
+  if (v instanceof Uuid) return writeUuid(v.bytes, v)
+  if (v.__isUUID__ === true) return writeUuid(v.getTypedArray(), v)
+  if (typeof v[Symbol.iterator] === 'function') {
+    if (!O.driver && v instanceof Map) return writeMap(v)
+    return writeList(Array.from(v))
+  }
+  return writeObjectMap(v)
 }
 
 function writeValue (v) {
@@ -472,10 +488,7 @@ function writeValue (v) {
         // What the hook returns is not dehydrated again (a primitive never is).
         if (typeof v !== 'object' || v === null) return writeValue(v)
       }
-      nest++
-      writeObject(v)
-      nest--
-      return
+      return writeObject(v)
     default:
       return fail(v, `cannot pack a value of type ${typeof v}: ${String(v)}`, 'type')
   }
