@@ -370,3 +370,17 @@ test('interleaved good and bad calls, hooks, re-entrancy and async batches agree
   assert.ok(stats.checked + stats.badChecked > ops / 2, JSON.stringify(stats))
   assert.ok(stats.hookThrows > 0 && stats.reentrant > 0 && stats.asyncBatches > 0 && stats.freshChecks > 0 && stats.deep > 0, JSON.stringify(stats))
 })
+
+test('failed_batch_left_its_keys_in_the_shared_key_table (JS side repairs a key list that fell behind)', () => {
+  // Keys interned by a native call whose tape the JS side never read (as a failed batch
+  // did): the next call finds its key list short of the native key base and takes the
+  // missing keys back, so every id still names the right key.
+  const d = new Dechunker()
+  const native = d._s.codec.native
+  const out = Buffer.alloc(1 << 16)
+  assert.ok(native.push(success({ iso3Lost1: 1, iso3Lost2: 2 }), out, false) > 0)
+  assert.equal(native.keyCount(), 2)
+  assert.deepEqual(d.messages(success({ iso3New: 3, iso3Lost2: 4 })), [new Structure(0x70, [{ iso3New: 3, iso3Lost2: 4 }])])
+  assert.deepEqual(d.messages(success({ iso3Lost1: 5 })), [new Structure(0x70, [{ iso3Lost1: 5 }])])
+  assert.deepEqual(d._s.codec.keys, ['iso3Lost1', 'iso3Lost2', 'iso3New'])
+})
