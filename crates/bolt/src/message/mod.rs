@@ -79,16 +79,16 @@
 //! ```
 
 mod batch;
-mod connection;
 mod dict;
 mod error;
 mod failure;
+mod pull;
 mod query;
 mod record;
 mod request;
 mod response;
 mod route;
-mod stream;
+mod setup;
 mod wire;
 
 use packstream::{DecodeLimits, DecodeOptions, EncodeOptions, Sink};
@@ -97,16 +97,16 @@ use crate::chunk::{ChunkSink, Chunker};
 use crate::version::BoltVersion;
 
 pub use batch::{MessageSource, RecordBatch};
-pub use connection::{BoltAgent, Hello, Init, Logon};
 pub use dict::{Dict, Entries, IntoValueRef};
 pub use error::{BatchError, MessageEncodeError, MessageError};
 pub use failure::{Failure, GqlError};
+pub use pull::{Discard, Pull};
 pub use query::{Begin, Run, Telemetry, TelemetryApi};
 pub use record::{Record, RecordIter};
 pub use request::{Request, RequestKind};
 pub use response::{QueryStats, Response, ResponseKind, RoutingTable, Success, Summary};
 pub use route::Route;
-pub use stream::{Discard, Pull};
+pub use setup::{BoltAgent, Hello, Init, Logon};
 
 /// The signature (structure tag) of every message (docs/protocol.md §5.1).
 ///

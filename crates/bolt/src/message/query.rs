@@ -2,8 +2,8 @@
 //! [`Request`](super::Request) variants) and TELEMETRY (docs/protocol.md §5.6, §5.7,
 //! §5.10).
 
-use super::connection::notification_filters;
 use super::dict::{Dict, Entries, IntoValueRef};
+use super::setup::notification_filters;
 
 /// The transaction-settings keys shared by an auto-commit RUN's and BEGIN's `extra`
 /// (docs/protocol.md §5.6): accessors and `with_*` builders.

@@ -5,13 +5,13 @@ use core::fmt;
 
 use packstream::{DecodeOptions, EncodeOptions, Sink};
 
-use super::connection::{Hello, Init, Logon};
 use super::dict::{Dict, SECRET_KEYS};
 use super::error::{MessageEncodeError, MessageError};
+use super::pull::{Discard, Pull};
 use super::query::{Begin, Run, Telemetry};
 use super::route::Route;
+use super::setup::{Hello, Init, Logon};
 use super::signature as sig;
-use super::stream::{Discard, Pull};
 use super::wire::{self, Fields, Writer};
 use crate::version::{BoltVersion, RouteDbField};
 
