@@ -268,59 +268,70 @@ pub(crate) fn eq<T: Tree>(a: &T, b: &T, leaf_eq: impl Fn(&T, &T) -> bool) -> boo
     }
 }
 
-/// Takes the children out of a container, leaving it empty.
+/// Takes a container apart for [`drop_tree`].
 pub(crate) trait Drain: Tree {
-    /// Moves this node's children (map values included) onto `out`.
-    fn drain_into(&mut self, out: &mut Vec<Self>);
-    /// True when this node is a container with at least one child.
-    fn has_children(&self) -> bool {
-        match self.shape() {
-            Shape::Leaf => false,
-            Shape::List(c) | Shape::Struct(_, c) => !c.is_empty(),
-            Shape::Map(e) => !e.is_empty(),
-        }
-    }
+    /// Empties this container: children that are [deep](is_deep) are moved onto `out`,
+    /// the others dropped in place (that recursion is at most two levels).
+    fn drain_deep_into(&mut self, out: &mut Vec<Self>);
 }
 
-impl Drain for ValueRef<'_> {
-    fn drain_into(&mut self, out: &mut Vec<Self>) {
-        match self {
-            ValueRef::List(items) => out.append(items),
-            ValueRef::Map(entries) => out.extend(entries.drain(..).map(|(_, v)| v)),
-            ValueRef::Struct(s) => out.append(&mut s.fields),
-            _ => {}
-        }
-    }
-}
-
-impl Drain for Value {
-    fn drain_into(&mut self, out: &mut Vec<Self>) {
-        match self {
-            Value::List(items) => out.append(items),
-            Value::Map(entries) => out.extend(entries.drain(..).map(|(_, v)| v)),
-            Value::Struct(s) => out.append(&mut s.fields),
-            _ => {}
-        }
-    }
-}
-
-/// The body of `Drop` for both trees. A container whose children are all leaves or empty
-/// containers drops as usual (one level); anything deeper is taken apart with an explicit
-/// stack, so that every node is dropped once it has no children left.
-pub(crate) fn drop_tree<T: Drain>(node: &mut T) {
-    let deep = match node.shape() {
+/// True when this node is a container with at least one child.
+#[inline]
+fn has_children<T: Tree>(node: &T) -> bool {
+    match node.shape() {
         Shape::Leaf => false,
-        Shape::List(c) | Shape::Struct(_, c) => c.iter().any(Drain::has_children),
-        Shape::Map(e) => e.iter().any(|(_, v)| v.has_children()),
+        Shape::List(c) | Shape::Struct(_, c) => !c.is_empty(),
+        Shape::Map(e) => !e.is_empty(),
+    }
+}
+
+/// True when a child of this node has children of its own: dropping it the usual way
+/// would recurse more than two levels.
+#[inline]
+fn is_deep<T: Tree>(node: &T) -> bool {
+    match node.shape() {
+        Shape::Leaf => false,
+        Shape::List(c) | Shape::Struct(_, c) => c.iter().any(has_children),
+        Shape::Map(e) => e.iter().any(|(_, v)| has_children(v)),
+    }
+}
+
+macro_rules! drain_deep {
+    ($ty:ident $(<$l:lifetime>)?) => {
+        impl Drain for $ty $(<$l>)? {
+            fn drain_deep_into(&mut self, out: &mut Vec<Self>) {
+                let keep = |v: Self, out: &mut Vec<Self>| {
+                    if is_deep(&v) {
+                        out.push(v);
+                    }
+                };
+                match self {
+                    Self::List(items) => items.drain(..).for_each(|v| keep(v, out)),
+                    Self::Map(entries) => entries.drain(..).for_each(|(_, v)| keep(v, out)),
+                    Self::Struct(s) => s.fields.drain(..).for_each(|v| keep(v, out)),
+                    _ => {}
+                }
+            }
+        }
     };
-    if !deep {
+}
+drain_deep!(ValueRef<'_>);
+drain_deep!(Value);
+
+/// The body of `Drop` for both trees. A value no more than two levels deep drops as
+/// usual; a deeper one is taken apart with an explicit stack that holds only the
+/// subtrees that are themselves deep, so every node is dropped with at most two levels
+/// of recursion below it.
+#[inline]
+pub(crate) fn drop_tree<T: Drain>(node: &mut T) {
+    if !is_deep(node) {
         return;
     }
     let mut pending = Vec::new();
-    node.drain_into(&mut pending);
+    node.drain_deep_into(&mut pending);
     while let Some(mut child) = pending.pop() {
-        // `child` drops at the end of this iteration with no children left.
-        child.drain_into(&mut pending);
+        // `child` drops at the end of this iteration, emptied.
+        child.drain_deep_into(&mut pending);
     }
 }
 
