@@ -389,9 +389,12 @@ pub unsafe extern "C" fn bc_connection_new(
             Some(c) => {
                 // SAFETY: forwarded contract.
                 let list = unsafe { versions(c.supported, c.supported_len) }?;
-                ConnectionConfig {
-                    handshake: client_config(c.flags, &list)?,
-                    dechunk_limits: DechunkLimits {
+                // The settings C has, over the core's defaults for any others.
+                #[allow(clippy::field_reassign_with_default)]
+                {
+                    let mut inner = ConnectionConfig::default();
+                    inner.handshake = client_config(c.flags, &list)?;
+                    inner.dechunk_limits = DechunkLimits {
                         max_message_size: if c.max_message_size == 0 {
                             DEFAULT_MAX_MESSAGE_SIZE
                         } else {
@@ -402,9 +405,10 @@ pub unsafe extern "C" fn bc_connection_new(
                         } else {
                             c.max_chunks
                         },
-                    },
-                    decode_limits: c.decode_limits.into(),
-                    max_chunk_size: c.max_chunk_size,
+                    };
+                    inner.decode_limits = c.decode_limits.into();
+                    inner.max_chunk_size = c.max_chunk_size;
+                    inner
                 }
             }
         };
