@@ -22,7 +22,7 @@ neo4j = pytest.importorskip("neo4j")
 from neo4j._codec.packstream import RUST_AVAILABLE, Structure, v1, v2  # noqa: E402
 from neo4j._codec.packstream._common import PackableBuffer, UnpackableBuffer  # noqa: E402
 
-from boltcodec import _native, dropin  # noqa: E402
+from boltcodec import _hook, _native, dropin  # noqa: E402
 
 
 def run_python(code: str, **env: str) -> str:
@@ -81,16 +81,56 @@ class TestActivation:
         out = run_python(code, BOLTCODEC_NEO4J="codec")
         assert out == "True False neo4j._sync.io._bolt._common"
 
-    def test_untested_driver_version_falls_back(self) -> None:
+    def test_5x_accelerator_module_paths_were_not_served(self) -> None:
+        # 5.x drivers import neo4j._codec.packstream._rust(.v1); only the 6.x names were
+        # served, so on 5.28.2 nothing activated (driver-matrix.sh runs the releases).
+        kinds = {
+            "neo4j._codec.packstream._rust": "package",
+            "neo4j._codec.packstream._rust.v1": "codec v1",
+            "neo4j._rust": "package",
+            "neo4j._rust.codec": "package",
+            "neo4j._rust.codec.packstream": "package",
+            "neo4j._rust.codec.packstream.v1": "codec v1",
+            "neo4j._rust.codec.packstream.v2": "codec v2",
+            "neo4j._rust.vector": "vector",
+            "neo4j._rust.codec.packstream.v1.extra": None,
+            "neo4j._rust.something_new": None,
+            "neo4j._codec.packstream.v1": None,
+            "other._rust": None,
+        }
+        assert {name: _hook.accelerator_kind(name) for name in kinds} == kinds
+
+    def test_5x_inbox_modules_were_not_recognised(self) -> None:
+        kinds = {
+            "neo4j._sync.io._common": "sync",
+            "neo4j._async.io._common": "async",
+            "neo4j._sync.io._bolt._common": "sync",
+            "neo4j._async.io._bolt._common": "async",
+            "neo4j._sync.io._bolt._base": None,
+            "neo4j._sync.work._common": None,
+        }
+        assert {name: _hook.inbox_module_kind(name) for name in kinds} == kinds
+
+    def test_status_said_driver_not_imported_yet_after_the_driver_was_imported(self) -> None:
         code = (
-            "import boltcodec.dropin as d;"
-            "d.TESTED_DRIVER_VERSIONS = frozenset({'0.0'});"
-            "import neo4j, neo4j._sync.io._bolt._base as b;"
-            "s = d.status(); print(s['codec'], s['receive'], b.Inbox.__module__)"
+            "import boltcodec.dropin as d, json; s0 = d.status();"
+            "import neo4j; s1 = d.status(); print(json.dumps([s0, s1]))"
         )
-        assert run_python(code) == "True False neo4j._sync.io._bolt._common"
-        out = run_python(code, BOLTCODEC_NEO4J="force")
-        assert out == "True True boltcodec._inbox"
+        import json
+
+        before, after = json.loads(run_python(code))
+        assert before["level"] == "off"
+        assert "not imported yet" in before["receive_reason"]
+        assert after["level"] == "receive"
+        assert "not imported yet" not in after["receive_reason"]
+
+    def test_uninstalled_hook_is_reported(self) -> None:
+        code = (
+            "import boltcodec.dropin as d; d.uninstall(); import neo4j;"
+            "s = d.status(); print(s['hook'], s['level'], s['codec_reason'][:60])"
+        )
+        out = run_python(code)
+        assert out.startswith("False off the import hook is not installed"), out
 
     def test_startup_does_not_load_native_code(self) -> None:
         code = "import sys; print('boltcodec._native' in sys.modules, 'neo4j' in sys.modules)"

@@ -5,17 +5,23 @@ several small reads (chunk header, chunk, end marker) and decodes it field by fi
 replacement reads whatever the socket has (up to 64 KiB), lets the native
 ``MessageReader`` de-chunk and decode it, and returns consecutive RECORDs that are already
 buffered as one RECORD whose fields are all their rows (the driver's ``_process_message``
-treats each field of a RECORD as a row). Error handling mirrors the driver's: a socket
-error or an undecodable message marks the inbox broken, calls ``on_error`` and is raised.
+treats each field of a RECORD as a row; :mod:`boltcodec.dropin` checks that before it
+allows batching). Error handling mirrors the driver's: a socket error or an undecodable
+message marks the inbox broken, calls ``on_error`` and is raised.
+
+Nothing here names a driver module: :mod:`boltcodec.dropin` passes in what it found in
+the module that defines the driver's Inbox (its ``Util``/``AsyncUtil`` and its socket
+deadline exception), so one implementation serves every driver release.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import typing as t
 
-from ._native import MessageReader
+from . import _native
 
 # The driver's logger, so that its debug output stays where users look for it.
 log = logging.getLogger("neo4j.io")
@@ -23,31 +29,61 @@ log = logging.getLogger("neo4j.io")
 #: Bytes read from the socket at most per read.
 RECV_SIZE = 65536
 
+#: boltcodec's unpack functions: an unpacker class whose module calls one of them is
+#: accelerated by boltcodec (the value: whether it is PackStream v2, with UUIDs).
+_NATIVE_UNPACKS: dict[t.Any, bool] = {
+    _native.neo4j_unpack_v1: False,
+    _native.neo4j_unpack_v2: True,
+}
 
-def _uses_v2(unpacker_cls: t.Any) -> bool:
+
+def native_flavour(unpacker_cls: t.Any) -> bool | None:
+    """Tell whether ``unpacker_cls`` decodes through boltcodec, and which PackStream.
+
+    ``True``: v2 (UUIDs), ``False``: v1, ``None``: it does not use boltcodec at all.
+    """
+    module = sys.modules.get(getattr(unpacker_cls, "__module__", ""), None)
+    rust_unpack = getattr(module, "_rust_unpack", None)
     try:
-        from neo4j._codec.packstream import v2
-
-        return isinstance(unpacker_cls, type) and issubclass(unpacker_cls, v2.Unpacker)
-    except ImportError:
-        return False
+        return _NATIVE_UNPACKS.get(rust_unpack)
+    except TypeError:  # unhashable: not one of ours
+        return None
 
 
-def make_inbox(original: type, is_async: bool) -> type:
-    """Build the replacement for the driver's ``Inbox`` (or ``AsyncInbox``) class."""
-    from neo4j._async_compat.util import AsyncUtil, Util
-    from neo4j._exceptions import SocketDeadlineExceededError
+def make_inbox(
+    original: type,
+    is_async: bool,
+    util: t.Any,
+    io_errors: tuple[type[BaseException], ...],
+    max_batch: int,
+) -> type:
+    """Build the replacement for the driver's ``Inbox`` (or ``AsyncInbox``) class.
 
-    io_errors = (OSError, SocketDeadlineExceededError, asyncio.CancelledError)
+    ``util``: the driver's ``Util`` (``AsyncUtil``), whose ``callback`` calls ``on_error``;
+    ``io_errors``: the exceptions the driver's Inbox treats as socket errors;
+    ``max_batch``: how many consecutive RECORDs one ``pop`` may merge (1: none).
+
+    An Inbox asked for with an unpacker class that boltcodec does not accelerate (the
+    codec check reverted it, or another accelerator is in use) is the driver's own.
+    """
+    io_errors = (*io_errors, asyncio.CancelledError)
 
     class _Base:
         """State shared by the sync and async inboxes."""
+
+        _boltcodec_original = original
+
+        def __new__(cls, sock: t.Any, on_error: t.Any, unpacker_cls: t.Any) -> t.Any:
+            if native_flavour(unpacker_cls) is None:
+                return original(sock, on_error, unpacker_cls)
+            return super().__new__(cls)
 
         def __init__(self, sock: t.Any, on_error: t.Any, unpacker_cls: t.Any) -> None:
             self.on_error = on_error
             self._local_port = sock.getsockname()[1]
             self._socket = sock
-            self._reader = MessageReader(uuid=_uses_v2(unpacker_cls))
+            uuid = bool(native_flavour(unpacker_cls))
+            self._reader = _native.MessageReader(uuid=uuid, max_batch=max_batch)
             self._buffer = bytearray(RECV_SIZE)
             self._view = memoryview(self._buffer)
             self._broken = False
@@ -79,7 +115,7 @@ def make_inbox(original: type, is_async: bool) -> type:
                         raise OSError("No data")
                 except io_errors as error:
                     self._broken = True
-                    await AsyncUtil.callback(self.on_error, error)
+                    await util.callback(self.on_error, error)
                     raise
                 self._fed(n)
 
@@ -91,7 +127,7 @@ def make_inbox(original: type, is_async: bool) -> type:
                         message = reader.pop(hydration_hooks)
                     except Exception as error:
                         self._decode_failed(error)
-                        await AsyncUtil.callback(self.on_error, error)
+                        await util.callback(self.on_error, error)
                         raise
                     if message is not None:
                         return message
@@ -112,7 +148,7 @@ def make_inbox(original: type, is_async: bool) -> type:
                     raise OSError("No data")
             except io_errors as error:
                 self._broken = True
-                Util.callback(self.on_error, error)
+                util.callback(self.on_error, error)
                 raise
             self._fed(n)
 
@@ -124,7 +160,7 @@ def make_inbox(original: type, is_async: bool) -> type:
                     message = reader.pop(hydration_hooks)
                 except Exception as error:
                     self._decode_failed(error)
-                    Util.callback(self.on_error, error)
+                    util.callback(self.on_error, error)
                     raise
                 if message is not None:
                     return message

@@ -1,15 +1,16 @@
-"""boltcodec as the accelerator of the official ``neo4j`` Python driver (6.x).
+"""boltcodec as the accelerator of the official ``neo4j`` Python driver (5.x and 6.x).
 
-The driver looks for an optional native codec with ``import neo4j._rust.codec.packstream``
-(and ``.v1``, ``.v2``, ``neo4j._rust.vector``); the ``neo4j-rust-ext`` package provides
-those modules. boltcodec provides the same modules through an import hook, so the driver
-picks it up without any change to user code.
+The driver looks for an optional native codec: 6.x drivers import
+``neo4j._rust.codec.packstream`` (and ``.v1``, ``.v2``, ``neo4j._rust.vector``), 5.x drivers
+(from 5.18 on) ``neo4j._codec.packstream._rust`` (and ``.v1``); the ``neo4j-rust-ext``
+package provides those modules. boltcodec provides them through an import hook, so the
+driver picks it up without any change to user code.
 
 Activation
     Installing the ``boltcodec`` wheel adds ``boltcodec-neo4j.pth`` to site-packages. At
     interpreter start-up it puts a finder at the front of ``sys.meta_path`` (the small
     ``boltcodec._hook`` module; no native code is loaded, nothing else is imported).
-    When the driver later imports ``neo4j._rust...``, the finder serves boltcodec's
+    When the driver later imports its accelerator modules, the finder serves boltcodec's
     functions; if the ``neo4j-rust-ext`` package is installed too, boltcodec takes
     precedence.
 
@@ -21,13 +22,26 @@ Two levels
     ``receive``: on top of that, the driver's ``Inbox``/``AsyncInbox`` (the socket reader)
     is replaced by one that reads whatever the socket has, de-chunks it and decodes
     messages natively, handing consecutive buffered RECORDs to the driver as one batch.
-    This touches driver internals, so it is only enabled for the driver versions it was
-    tested with (:data:`TESTED_DRIVER_VERSIONS`); other versions fall back to ``codec``.
+
+Recognition, not version lists
+    Nothing is keyed on the driver's version number. The accelerator modules are served by
+    the names the driver imports. When the driver's codec module
+    (``neo4j._codec.packstream.v1``, ``.v2``) has run, it is checked: packing and
+    unpacking a set of values through boltcodec must give exactly what its own
+    pure-Python code gives; if not, that module is put back on its pure-Python code.
+    When the module defining the driver's ``Inbox`` has run, the class is replaced only if
+    it has the shape the replacement relies on (``__init__(sock, on_error,
+    unpacker_cls)``, ``pop(hydration_hooks)``, the module's ``Util``/``AsyncUtil`` and
+    socket deadline exception), and RECORDs are only batched if every ``_process_message``
+    of the driver's Bolt protocol modules treats the fields of a RECORD as rows.
+    Whatever is not recognised stays the driver's own: :func:`status` says why, and the
+    reason is logged once, as a warning, on the ``neo4j.boltcodec`` logger.
 
 Environment variable ``BOLTCODEC_NEO4J``
-    unset, ``1``, ``on``: ``receive`` on tested driver versions, else ``codec``.
+    unset, ``1``, ``on``: ``receive`` where recognised, else ``codec`` where verified.
     ``codec``: only the codec.
-    ``force``: ``receive`` whatever the driver version.
+    ``force``: as unset, but batch RECORDs even when the driver's protocol modules cannot
+    be read to check that this is safe.
     ``0``, ``off``, ``false``, ``no``: nothing (the driver uses its pure-Python codec, or
     ``neo4j-rust-ext`` if installed).
 
@@ -37,27 +51,45 @@ The hook must be in place before the driver is imported (the ``.pth`` file sees 
 
 from __future__ import annotations
 
+import inspect
 import logging
+import os
+import re
 import sys
 import typing as t
+import uuid
 
 from . import _hook
 
 __all__ = [
-    "TESTED_DRIVER_VERSIONS",
     "install",
     "status",
     "uninstall",
 ]
 
-#: Driver versions whose internals the ``receive`` level was tested against.
-TESTED_DRIVER_VERSIONS: frozenset[str] = frozenset({"6.4.1"})
+#: Where boltcodec reports a driver whose internals it does not recognise: a child of the
+#: driver's own ``neo4j`` logger.
+log = logging.getLogger("neo4j.boltcodec")
 
 _state: dict[str, t.Any] = {
-    "receive_active": False,
-    "receive_reason": "driver not imported yet",
-    "driver_version": None,
+    # accelerator module name -> what it provides
+    "served": {},
+    # codec module name -> (boltcodec in use, reason)
+    "codec": {},
+    # Inbox module name -> (class replaced, reason)
+    "inbox": {},
+    "logged": set(),
+    "imported_before_hook": False,
 }
+
+NOT_IMPORTED = "the neo4j driver is not imported yet (the hook activates when it is)"
+
+
+def _warn_once(key: str, message: str, *args: t.Any) -> None:
+    if key in _state["logged"]:
+        return
+    _state["logged"].add(key)
+    log.warning(message, *args)
 
 
 def _driver_version() -> str | None:
@@ -73,51 +105,297 @@ def _driver_version() -> str | None:
         return None
 
 
-def _patch_inbox(module: t.Any, attr: str, is_async: bool) -> None:
-    """Replace the driver's Inbox when everything it relies on checks out."""
-    version = _driver_version()
-    _state["driver_version"] = version
-    finder = _hook.installed_finder()
-    if finder is None or finder.mode == "codec":
-        _state["receive_reason"] = "disabled (codec only)"
+def _served(name: str, kind: str) -> None:
+    """Record an accelerator module the import hook served."""
+    _state["served"][name] = kind
+
+
+# ---------------------------------------------------------------------------------------
+# Codec level: check the driver's codec module against its own pure-Python code.
+
+
+class _IntLike(int):
+    pass
+
+
+class _FloatLike(float):
+    pass
+
+
+class _StrLike(str):
+    pass
+
+
+def _codec_samples(version: int) -> list[t.Any]:
+    from . import _native
+
+    structure = _native.Structure
+    samples: list[t.Any] = [
+        None,
+        True,
+        False,
+        0,
+        -16,
+        -17,
+        127,
+        128,
+        -129,
+        32767,
+        -32769,
+        2**31,
+        -(2**63),
+        2**63 - 1,
+        1.5,
+        -0.0,
+        float("inf"),
+        "",
+        "é" * 20,
+        "x" * 300,
+        b"",
+        b"\x00\xff" * 200,
+        [1, [2, [3, []]], "a"],
+        list(range(20)),
+        {"a": 1, "b": [None, {"c": 2.5}]},
+        {str(i): i for i in range(20)},
+        structure(b"N", 1, ["L"], {"k": "v"}),
+        structure(b"X", structure(b"Y"), [structure(b"Z", 1)]),
+        # Not the exact built-in types: they take the driver's type tables.
+        (1, (2, "three")),
+        bytearray(b"\x01\x02"),
+        _IntLike(7),
+        _FloatLike(0.25),
+        _StrLike("s"),
+        {"t": (None,)},
+    ]
+    if version >= 2:
+        samples.append([uuid.UUID(int=0x0123456789ABCDEF0123456789ABCDEF)])
+    return samples
+
+
+def _check_codec(module: t.Any, version: int) -> str | None:
+    """Compare boltcodec with the codec module's own pure-Python code on the samples.
+
+    Return what differs, or None when packing and unpacking are identical.
+    """
+    packer_cls = module.Packer
+    unpacker_cls = module.Unpacker
+    inject = packer_cls._inject_hooks
+
+    def unpack(data: bytes, hooks: t.Any, pure: bool) -> t.Any:
+        buf = unpacker_cls.new_unpackable_buffer()
+        buf.data = bytearray(data)
+        buf.used = len(data)
+        unpacker = unpacker_cls(buf)
+        if pure:
+            return unpacker._unpack(hydration_hooks=hooks)
+        return unpacker.unpack(hooks)
+
+    from . import _native
+
+    hooks = {_native.Structure: lambda s: ("hydrated", s.tag, s.fields)}
+    for value in _codec_samples(version):
+        ours_packer = packer_cls(packer_cls.new_packable_buffer())
+        ours_packer.pack(value)
+        pure_packer = packer_cls(packer_cls.new_packable_buffer())
+        pure_packer._py_pack(value, inject(None))
+        ours, pure = bytes(ours_packer.stream.data), bytes(pure_packer.stream.data)
+        if ours != pure:
+            return f"packing {value!r:.60} gives {ours[:24].hex()} instead of {pure[:24].hex()}"
+        for h in (None, hooks):
+            got, want = unpack(pure, h, False), unpack(pure, h, True)
+            if type(got) is not type(want) or repr(got) != repr(want):
+                return f"unpacking {pure[:24].hex()} gives {got!r:.60} instead of {want!r:.60}"
+    return None
+
+
+def _revert_codec(module: t.Any) -> None:
+    """Put the driver's codec module back on its pure-Python code."""
+
+    def _pack(self: t.Any, data: t.Any, dehydration_hooks: t.Any = None) -> None:
+        self._py_pack(data, dehydration_hooks)
+
+    def unpack(self: t.Any, hydration_hooks: t.Any = None) -> t.Any:
+        return self._unpack(hydration_hooks=hydration_hooks)
+
+    module.Packer._pack = _pack
+    module.Unpacker.unpack = unpack
+    module._rust_pack = None
+    module._rust_unpack = None
+
+
+def _verify_codec_module(module: t.Any) -> None:
+    """Check the driver's ``neo4j._codec.packstream.v<N>`` once it ran (import hook)."""
+    from . import _native
+
+    name = module.__name__
+    version = _hook.codec_module_version(name) or 1
+    ours = (
+        {_native.neo4j_pack_v1, _native.neo4j_unpack_v1}
+        if version == 1
+        else {_native.neo4j_pack_v2, _native.neo4j_unpack_v2}
+    )
+    pack = getattr(module, "_rust_pack", None)
+    unpack = getattr(module, "_rust_unpack", None)
+    if pack is None and unpack is None:
+        reason = f"{name} does not import an accelerator this boltcodec serves"
+        _state["codec"][name] = (False, reason)
+        _warn_once("codec:" + name, "boltcodec: codec not active: %s", reason)
         return
-    if finder.mode != "force" and version not in TESTED_DRIVER_VERSIONS:
-        _state["receive_reason"] = (
-            f"driver {version} is not one of the tested versions "
-            f"{sorted(TESTED_DRIVER_VERSIONS)}; set {_hook.ENV}=force to enable it anyway"
-        )
+    if pack not in ours or unpack not in ours:
+        reason = f"{name} imported an accelerator other than boltcodec's"
+        _state["codec"][name] = (False, reason)
+        _warn_once("codec:" + name, "boltcodec: codec not active: %s", reason)
         return
     try:
-        from neo4j._codec.packstream import Structure as driver_structure
-
-        from . import _inbox, _native
-
-        if driver_structure is not _native.Structure:
-            _state["receive_reason"] = "the driver does not use boltcodec's Structure"
-            return
-        original = getattr(module, attr, None)
-        if original is None or not callable(getattr(original, "pop", None)):
-            _state["receive_reason"] = f"{module.__name__}.{attr} not found"
-            return
-        replacement = _inbox.make_inbox(original, is_async)
-        setattr(module, attr, replacement)
-        common = sys.modules.get(module.__name__.rsplit(".", 1)[0] + "._common")
-        if common is not None and getattr(common, attr, None) is original:
-            setattr(common, attr, replacement)
+        problem = _check_codec(module, version)
     except Exception as e:
-        logging.getLogger("boltcodec").debug("receive path not enabled: %r", e)
-        _state["receive_reason"] = f"not enabled: {e!r}"
+        problem = f"checking it failed: {e!r}"
+    if problem is not None:
+        reason = f"{name} does not work with boltcodec as with its own code ({problem})"
+        try:
+            _revert_codec(module)
+        except Exception as e:
+            reason += f"; reverting it to its pure-Python code failed: {e!r}"
+            _state["codec"][name] = (True, reason)
+        else:
+            reason += "; it uses its pure-Python code"
+            _state["codec"][name] = (False, reason)
+        _warn_once("codec:" + name, "boltcodec: %s", reason)
         return
-    _state["receive_active"] = True
-    _state["receive_reason"] = "active"
+    _state["codec"][name] = (True, "active")
+
+
+# ---------------------------------------------------------------------------------------
+# Receive level: replace the driver's Inbox when it has the shape the replacement needs.
+
+_RECORD_BRANCH = re.compile(
+    r"if\s+tag\s*==\s*b[\"']\\x71[\"']\s*:[^\n]*\n\s*details\s*=\s*fields\s*\n"
+)
+
+
+# A method ``_process_message`` with its decorators (group 1) and body (group 2).
+_PROCESS_MESSAGE = re.compile(
+    r"((?:\n    @[^\n]*)*)\n    (?:async )?def _process_message\(([\s\S]*?)"
+    r"(?=\n    (?:async def |def |@)|\nclass |\Z)"
+)
+
+
+def _params(func: t.Any) -> list[str]:
+    return list(inspect.signature(func).parameters)
+
+
+def _records_are_rows(module: t.Any) -> str | None:
+    """Check that the driver's protocol modules take each field of a RECORD as a row.
+
+    Every ``_process_message`` of the Bolt protocol modules next to the Inbox module must
+    hand each field of a RECORD to ``on_records`` as one row (which is what makes batching
+    RECORDs safe). Return what is wrong, or None.
+    """
+    directory = os.path.dirname(getattr(module, "__file__", None) or "")
+    try:
+        names = sorted(
+            n for n in os.listdir(directory) if n.startswith("_bolt") and n.endswith(".py")
+        )
+    except OSError as e:
+        return f"the driver's protocol modules cannot be read ({e})"
+    checked = 0
+    for file_name in names:
+        path = os.path.join(directory, file_name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+        except OSError as e:
+            return f"{file_name} cannot be read ({e})"
+        for m in _PROCESS_MESSAGE.finditer(source):
+            if "abstractmethod" in m.group(1):
+                continue
+            checked += 1
+            body = m.group(2)
+            if not _RECORD_BRANCH.search(body) or "on_records(details)" not in body:
+                return f"{file_name}: _process_message does not treat RECORD fields as rows"
+    if checked == 0:
+        return f"no _process_message found in {directory}"
+    return None
+
+
+def _find_io_errors(module: t.Any) -> tuple[type[BaseException], ...] | None:
+    found = [
+        v
+        for k, v in vars(module).items()
+        if k.startswith("SocketDeadlineExceeded")
+        and isinstance(v, type)
+        and issubclass(v, Exception)
+    ]
+    if len(found) != 1:
+        return None
+    return (OSError, found[0])
+
+
+def _inbox_problem(  # noqa: PLR0911
+    cls: t.Any, is_async: bool, util: t.Any, io_errors: t.Any
+) -> str | None:
+    if not isinstance(cls, type):
+        return "it is not a class"
+    if _params(cls.__init__) != ["self", "sock", "on_error", "unpacker_cls"]:
+        return f"__init__{inspect.signature(cls.__init__)} is not (sock, on_error, unpacker_cls)"
+    pop = getattr(cls, "pop", None)
+    if pop is None or _params(pop) != ["self", "hydration_hooks"]:
+        return "it has no pop(hydration_hooks)"
+    if inspect.iscoroutinefunction(pop) is not is_async:
+        return "pop is not " + ("a coroutine function" if is_async else "a plain function")
+    if not callable(getattr(util, "callback", None)):
+        return "its module has no " + ("AsyncUtil" if is_async else "Util") + ".callback"
+    if io_errors is None:
+        return "its module has no SocketDeadlineExceeded(Error) exception"
+    return None
+
+
+def _patch_inbox_module(module: t.Any) -> None:
+    """Replace the Inbox of a ``neo4j._(a)sync.io…._common`` module once it ran."""
+    name = module.__name__
+    is_async = _hook.inbox_module_kind(name) == "async"
+    attr = "AsyncInbox" if is_async else "Inbox"
+    original = vars(module).get(attr)
+    if original is None:
+        return  # not the module that defines the Inbox in this release
+    where = f"{name}.{attr}"
+    util = vars(module).get("AsyncUtil" if is_async else "Util")
+    io_errors = _find_io_errors(module)
+    problem = _inbox_problem(original, is_async, util, io_errors)
+    if problem is not None:
+        reason = f"{where} is not recognised: {problem}"
+        _state["inbox"][name] = (False, reason)
+        _warn_once("inbox:" + name, "boltcodec: receive path not enabled: %s", reason)
+        return
+    finder = _hook.installed_finder()
+    batching = _records_are_rows(module)
+    max_batch = 65536
+    reason = "active"
+    if batching is not None:
+        if finder is not None and finder.mode == "force":
+            reason = f"active, RECORDs batched although unchecked ({batching})"
+        else:
+            max_batch = 1
+            reason = f"active, one RECORD at a time ({batching})"
+            _warn_once("batch:" + name, "boltcodec: receive path without batching: %s", batching)
+    from . import _inbox
+
+    replacement = _inbox.make_inbox(original, is_async, util, io_errors, max_batch)
+    setattr(module, attr, replacement)
+    _state["inbox"][name] = (True, reason)
+
+
+# ---------------------------------------------------------------------------------------
+# Public interface.
 
 
 def install(receive: bool | None = None) -> bool:
     """Make the neo4j driver use boltcodec (call before the driver is imported).
 
-    ``receive``: ``True`` for the native receive path (tested driver versions only),
-    ``False`` for the codec only, ``None`` to follow ``BOLTCODEC_NEO4J``. Returns whether
-    the hook is installed (``False`` when the environment variable switches it off).
+    ``receive``: ``True`` for the native receive path (where the driver's Inbox is
+    recognised), ``False`` for the codec only, ``None`` to follow ``BOLTCODEC_NEO4J``.
+    Returns whether the hook is installed (``False`` when the environment variable
+    switches it off).
     """
     env_mode = _hook.mode_from_env()
     if env_mode is None:
@@ -130,7 +408,8 @@ def install(receive: bool | None = None) -> bool:
         mode = "codec"
     _hook.install(mode)
     if "neo4j._codec.packstream" in sys.modules:
-        logging.getLogger("boltcodec").warning(
+        _state["imported_before_hook"] = True
+        log.warning(
             "boltcodec.dropin.install(): the neo4j driver was imported before; "
             "it keeps the codec it found then"
         )
@@ -142,26 +421,115 @@ def uninstall() -> None:
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _hook.Finder)]
 
 
-def status() -> dict[str, t.Any]:
-    """Describe what is active.
-
-    Keys: ``hook`` (the import hook is installed), ``codec`` (the driver imported
-    boltcodec as its accelerator), ``receive`` (the native receive path replaced the
-    driver's Inbox), ``receive_reason``, ``driver_version``.
-    """
-    codec = False
-    common = sys.modules.get("neo4j._codec.packstream._common")
-    if common is not None:
-        try:
-            from . import _native
-
-            codec = getattr(common, "Structure", None) is _native.Structure
-        except ImportError:
-            codec = False
+def _codec_modules() -> dict[str, t.Any]:
     return {
-        "hook": _hook.installed_finder() is not None,
+        name: module
+        for name, module in list(sys.modules.items())
+        if module is not None and _hook.codec_module_version(name) is not None
+    }
+
+
+def _codec_status() -> tuple[bool, str]:
+    from . import _native
+
+    modules = _codec_modules()
+    if not modules:
+        if "neo4j" in sys.modules:
+            return False, "the driver's codec modules are not imported"
+        return False, NOT_IMPORTED
+    ours = {
+        _native.neo4j_unpack_v1,
+        _native.neo4j_unpack_v2,
+        _native.neo4j_pack_v1,
+        _native.neo4j_pack_v2,
+    }
+    problems = []
+    for name in sorted(modules):
+        module = modules[name]
+        uses_ours = (
+            getattr(module, "_rust_pack", None) in ours
+            and getattr(module, "_rust_unpack", None) in ours
+        )
+        recorded = _state["codec"].get(name)
+        if not uses_ours:
+            if recorded is not None and not recorded[0]:
+                problems.append(recorded[1])
+            elif recorded is None:
+                problems.append(f"{name} was imported before boltcodec's import hook")
+            else:
+                problems.append(f"{name} no longer uses boltcodec")
+        elif recorded is None:
+            problems.append(f"{name} uses boltcodec but was not checked")
+        elif recorded[1] != "active":
+            problems.append(recorded[1])
+    if problems:
+        return False, "; ".join(problems)
+    return True, "active (" + ", ".join(sorted(modules)) + ")"
+
+
+def _receive_status(codec: bool) -> tuple[bool, str]:  # noqa: PLR0911
+    finder = _hook.installed_finder()
+    if finder is not None and finder.mode == "codec":
+        return False, f"disabled ({_hook.ENV}=codec)"
+    users = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("neo4j._sync.io", "neo4j._async.io")):
+            continue
+        for attr in ("Inbox", "AsyncInbox"):
+            cls = vars(module).get(attr) if hasattr(module, "__dict__") else None
+            if isinstance(cls, type):
+                users[f"{name}.{attr}"] = cls
+    if not users:
+        if "neo4j" in sys.modules:
+            return False, "the driver's Bolt I/O modules are not imported"
+        return False, NOT_IMPORTED
+    not_ours = sorted(
+        k for k, cls in users.items() if getattr(cls, "_boltcodec_original", None) is None
+    )
+    if not_ours:
+        recorded = [r for ok, r in _state["inbox"].values() if not ok]
+        if recorded:
+            return False, "; ".join(recorded)
+        return False, f"{', '.join(not_ours)} not replaced (imported before boltcodec's hook?)"
+    if not codec:
+        return False, (
+            "the Inbox is replaced, but hands over to the driver's own while the codec "
+            "is not active"
+        )
+    reasons = {name: r for name, (ok, r) in _state["inbox"].items() if ok}
+    if len(set(reasons.values())) <= 1:
+        return True, next(iter(reasons.values()), "active")
+    return True, "; ".join(f"{name}: {r}" for name, r in sorted(reasons.items()))
+
+
+def status() -> dict[str, t.Any]:
+    """Describe what is active, as it is at this moment.
+
+    Keys: ``hook`` (the import hook is installed), ``codec`` (the driver's codec modules
+    pack and unpack through boltcodec), ``receive`` (every Inbox class the driver uses is
+    boltcodec's), ``level`` (``"receive"``, ``"codec"`` or ``"off"``), ``codec_reason``
+    and ``receive_reason`` (``"active"``, or why not), ``driver_version``.
+    """
+    hook = _hook.installed_finder() is not None
+    codec, codec_reason = _codec_status()
+    receive, receive_reason = _receive_status(codec)
+    if not hook and not codec:
+        mode = os.environ.get(_hook.ENV)
+        why = (
+            f"switched off ({_hook.ENV}={mode})"
+            if _hook.mode_from_env() is None
+            else "the import hook is not installed (boltcodec.dropin.install())"
+        )
+        if "neo4j" not in sys.modules:
+            codec_reason = receive_reason = why
+        else:
+            codec_reason = f"{why}; {codec_reason}"
+    return {
+        "hook": hook,
         "codec": codec,
-        "receive": bool(_state["receive_active"]),
-        "receive_reason": _state["receive_reason"],
-        "driver_version": _state["driver_version"] or _driver_version(),
+        "receive": receive,
+        "level": "receive" if receive else "codec" if codec else "off",
+        "codec_reason": codec_reason,
+        "receive_reason": receive_reason,
+        "driver_version": _driver_version(),
     }
