@@ -16,7 +16,8 @@
 //! * [`structs`]: Node, Relationship, Path, the temporal and spatial types, Vector,
 //!   UnsupportedType, per version; anything malformed becomes a `Broken` value.
 //! * [`connection`]: a sans-IO client connection (handshake, pipelining, the server
-//!   state machine, back-pressure) and a minimal server peer for tests.
+//!   state machine, back-pressure); with the `test-support` feature, a minimal server
+//!   peer for tests.
 //! * [`ws`]: Bolt over WebSocket, sans-IO.
 //!
 //! Every input is treated as hostile: parsing never panics, allocations are bounded by

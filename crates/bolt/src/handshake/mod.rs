@@ -3,8 +3,8 @@
 //! Nothing here touches a socket: each role is a small state machine that takes the
 //! bytes the peer sent (in pieces of any size) and says what to send back. The pure
 //! parsers and encoders underneath ([`ClientHello`], [`ServerResponse`],
-//! [`ManifestOffer`], [`ManifestPick`], [`decode_varint`], …) are public too, for tools
-//! and tests.
+//! [`ManifestOffer`], [`ManifestPick`], …) are public too, for tools and tests; with the
+//! `test-support` feature, so is the varint codec (`decode_varint`, `encode_varint`).
 //!
 //! # The exchange
 //!
@@ -21,7 +21,7 @@
 //! A proposal is `00 RR mm MM`: version MM.mm and the RR minors below it
 //! (docs/protocol.md §3.3), or the manifest marker `00 00 01 FF`
 //! (docs/protocol.md §3.4). The manifest's counts and capabilities are unsigned LEB128
-//! varints of at most 10 bytes ([`decode_varint`]).
+//! varints of at most [`MAX_VARINT_LEN`] (10) bytes.
 //!
 //! # Example: a client and a server talking to each other
 //!
@@ -65,6 +65,11 @@ mod wire;
 pub use client::{ClientConfig, ClientHandshake};
 pub use server::{ServerConfig, ServerHandshake};
 use varint::decode_varint_at;
+#[cfg(not(any(test, feature = "test-support")))]
+use varint::encode_varint;
+/// The varint codec on its own: test support (the `test-support` feature), for property
+/// tests and fuzzing; the wire types above use it.
+#[cfg(any(test, feature = "test-support"))]
 pub use varint::{decode_varint, encode_varint, varint_len};
 pub use wire::{ClientHello, ManifestOffer, ManifestPick, Proposal, ServerResponse, VersionRange};
 

@@ -4,13 +4,9 @@
 use super::{HandshakeError, Status, MAX_VARINT_LEN};
 
 /// Appends `value` as an unsigned LEB128 varint (7 bits per byte, least significant group
-/// first, `0x80` = more bytes follow; docs/protocol.md §3.4). Writes 1 to 10 bytes.
-///
-/// ```
-/// let mut out = Vec::new();
-/// bolt::handshake::encode_varint(300, &mut out);
-/// assert_eq!(out, [0xAC, 0x02]);
-/// ```
+/// first, `0x80` = more bytes follow; docs/protocol.md §3.4). Writes 1 to 10 bytes: 300
+/// becomes `AC 02`.
+#[cfg_attr(not(any(test, feature = "test-support")), allow(unreachable_pub))]
 pub fn encode_varint(mut value: u64, out: &mut Vec<u8>) {
     loop {
         let [low, ..] = (value & 0x7F).to_le_bytes();
@@ -24,6 +20,7 @@ pub fn encode_varint(mut value: u64, out: &mut Vec<u8>) {
 }
 
 /// The number of bytes [`encode_varint`] writes for `value` (1 to 10).
+#[cfg(any(test, feature = "test-support"))]
 #[must_use]
 pub const fn varint_len(value: u64) -> usize {
     let bits = 64 - value.leading_zeros() as usize;
@@ -51,6 +48,7 @@ pub const fn varint_len(value: u64) -> usize {
 /// assert_eq!(decode_varint(&[0x80]), Ok(Status::NeedMore));
 /// assert!(decode_varint(&[0xFF; 11]).is_err());
 /// ```
+#[cfg(any(test, feature = "test-support"))]
 pub fn decode_varint(input: &[u8]) -> Result<Status<(u64, usize)>, HandshakeError> {
     decode_varint_at(input, 0)
 }
