@@ -275,7 +275,13 @@ impl NativeCodec {
         };
         messages_into(&batch, &self.opts, shape, &mut self.keys, &mut self.tape);
         self.stream_error = batch.error().map(dechunk_error_info);
+        drop(batch);
         self.status = i32::from(self.stream_error.is_some());
+        // A message assembled across reads grows the stream's buffer to its size: give
+        // that back once it has been decoded.
+        if self.stream.buffer_capacity() > KEEP_BYTES {
+            self.stream.shrink_buffer_to(0);
+        }
         self.write_out(&mut out)
     }
 
