@@ -176,11 +176,12 @@ test('deep_value_overflowed_the_js_stack_under_a_raised_max_depth (1,000,000 lev
   assert.equal(Buffer.compare(packMessage(v, { maxChunkSize: 65535 }), bc.frame(bytes)), 0)
 })
 
-test('deep_value_overflowed_a_small_worker_stack_at_the_default_limit', async () => {
-  // Node 20 cannot start a worker below ~0.3 MiB of stack (its own bootstrap overflows
-  // at 0.25), so this is the smallest stack a worker can have.
-  const code = `
-    const { parentPort } = require('node:worker_threads')
+/**
+ * A script that decodes and encodes at the default depth limit (1024) through every
+ * entry point and reports what worked (through `report`).
+ */
+function defaultLimitScript (report) {
+  return `
     const bc = require(${JSON.stringify(path.join(__dirname, '..'))})
     const out = {}
     try {
@@ -199,14 +200,34 @@ test('deep_value_overflowed_a_small_worker_stack_at_the_default_limit', async ()
     } catch (e) {
       out.error = String(e)
     }
-    parentPort.postMessage(out)
+    ${report}
   `
+}
+
+const ALL_WORKED = { unpack: true, records: true, dechunker: true, packDeep: true }
+
+test('deep_value_overflowed_a_small_worker_stack_at_the_default_limit', async () => {
+  // Node 20 cannot start a worker below ~0.3 MiB of stack (its own bootstrap overflows
+  // at 0.25), so this is the smallest stack a worker can have; the next test limits the
+  // JS stack to 256 KiB.
+  const code = `const { parentPort } = require('node:worker_threads')
+    ${defaultLimitScript('parentPort.postMessage(out)')}`
   const result = await new Promise((resolve, reject) => {
     const w = new Worker(code, { eval: true, resourceLimits: { stackSizeMb: 0.3 } })
     w.once('message', resolve)
     w.once('error', reject)
   })
-  assert.deepEqual(result, { unpack: true, records: true, dechunker: true, packDeep: true })
+  assert.deepEqual(result, ALL_WORKED)
+})
+
+test('deep_value_overflowed_a_256_kib_js_stack_at_the_default_limit', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'boltcodec-'))
+  const file = path.join(dir, 'stack.js')
+  fs.writeFileSync(file, defaultLimitScript('console.log(JSON.stringify(out))'))
+  const res = spawnSync(process.execPath, ['--stack-size=256', file], { encoding: 'utf8' })
+  fs.rmSync(dir, { recursive: true, force: true })
+  assert.equal(res.status, 0, res.stderr)
+  assert.deepEqual(JSON.parse(res.stdout.trim().split('\n').pop()), ALL_WORKED)
 })
 
 test('options_object_was_cached_by_identity', () => {
