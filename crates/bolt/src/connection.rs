@@ -1,5 +1,4 @@
-//! A sans-IO Bolt client connection (and, with the `test-support` feature, a minimal
-//! server-side peer for tests).
+//! A sans-IO Bolt client connection, and a minimal server-side peer for tests.
 //!
 //! [`ClientConnection`] owns the protocol state of one connection and does no I/O: push
 //! the bytes you read from the socket into [`ClientConnection::receive`], send whatever
@@ -16,26 +15,19 @@
 //!   next batch is only asked for when you send the next PULL.
 //!
 //! ```
-//! use bolt::chunk::Chunker;
-//! use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerState};
-//! use bolt::handshake::{ServerConfig, ServerHandshake, Step};
-//! use bolt::message::{Hello, Logon, Pull, Record, Request, Response, Run, Success};
+//! use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerConnection, ServerState};
+//! use bolt::message::{Hello, Logon, Pull, Request, Response, Run, Success, Record};
 //! use bolt::BoltVersion;
 //! use packstream::{Value, ValueRef};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut client = ClientConnection::new(ConnectionConfig::default());
+//! let mut server = ServerConnection::new(Default::default());
 //!
-//! // Handshake: bytes go back and forth until both sides agree (a `ServerHandshake`
-//! // plays the server here).
-//! let mut server = ServerHandshake::new(ServerConfig::default());
-//! let Step::Continue { send: offer, .. } = server.receive(&client.take_output())? else {
-//!     unreachable!()
-//! };
-//! client.receive(&offer)?;
-//! let Step::Negotiated { version, .. } = server.receive(&client.take_output())? else {
-//!     unreachable!() // the client's manifest pick
-//! };
+//! // Handshake: bytes go back and forth until both sides agree.
+//! server.receive(&client.take_output())?;
+//! client.receive(&server.take_output())?;
+//! server.receive(&client.take_output())?; // the client's manifest pick
 //! assert_eq!(client.poll_event(), Some(Event::Negotiated(BoltVersion::V6_1)));
 //!
 //! // Pipeline HELLO, LOGON, RUN and PULL in one write.
@@ -43,29 +35,25 @@
 //! client.send(&Request::Logon(Logon::basic("neo4j", "secret")))?;
 //! client.send(&Request::Run(Run::new("RETURN 1 AS x")))?;
 //! client.send(&Request::Pull(Pull::new(100)))?;
-//! assert!(!client.take_output().is_empty()); // to the socket
+//! server.receive(&client.take_output())?;
+//! let kinds: Vec<_> = std::iter::from_fn(|| server.poll_request()).map(|r| r.kind()).collect();
+//! assert_eq!(kinds.len(), 4);
 //!
 //! // The server answers each in order.
-//! let mut reply = Vec::new();
-//! for response in [
-//!     Response::Success(Success::default()),
-//!     Response::Success(Success::default()),
-//!     Response::Success(Success::default().with("fields", vec!["x"])),
-//!     Response::Record(Record::new(vec![ValueRef::Int(1)])),
-//!     Response::Success(Success::default().with("type", "r")),
-//! ] {
-//!     response.encode_framed(version, &Chunker::default(), &mut reply)?;
-//! }
-//! client.receive(&reply)?;
+//! let v = server.version().unwrap();
+//! server.send(&Response::Success(Success::default()))?;
+//! server.send(&Response::Success(Success::default()))?;
+//! server.send(&Response::Success(Success::default().with("fields", vec!["x"])))?;
+//! server.send(&Response::Record(Record::new(vec![ValueRef::Int(1)])))?;
+//! server.send(&Response::Success(Success::default().with("type", "r")))?;
+//! client.receive(&server.take_output())?;
 //! let events: Vec<Event> = std::iter::from_fn(|| client.poll_event()).collect();
 //! assert!(matches!(&events[3], Event::Record(fields) if fields == &[Value::Int(1)]));
 //! assert_eq!(client.state(), ServerState::Ready);
+//! # let _ = v;
 //! # Ok(())
 //! # }
 //! ```
-//!
-//! With the `test-support` feature, `ServerConnection` plays a minimal server peer in
-//! tests.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -73,11 +61,12 @@ use std::fmt;
 use packstream::{DecodeLimits, Value};
 
 use crate::chunk::{ChunkError, Chunker, DechunkError, DechunkLimits, Dechunker};
-use crate::handshake::{ClientConfig, ClientHandshake, HandshakeError, Step};
-#[cfg(any(test, feature = "test-support"))]
-use crate::handshake::{ServerConfig, ServerHandshake};
+use crate::handshake::{
+    ClientConfig, ClientHandshake, HandshakeError, ServerConfig, ServerHandshake, Step,
+};
 use crate::message::{
-    MessageCodec, MessageEncodeError, MessageError, Request, RequestKind, Response,
+    BoltAgent, Hello, MessageCodec, MessageEncodeError, MessageError, Request, RequestKind,
+    Response,
 };
 use crate::version::BoltVersion;
 
@@ -126,7 +115,7 @@ impl fmt::Display for ServerState {
 }
 
 /// Settings of a [`ClientConnection`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ConnectionConfig {
     /// What the handshake offers (default: manifest v1, 6.1–6.0, 5.8–5.0, 4.4).
     pub handshake: ClientConfig,
@@ -136,6 +125,64 @@ pub struct ConnectionConfig {
     pub decode_limits: DecodeLimits,
     /// Largest chunk written (default 65 535; `0` means the default).
     pub max_chunk_size: u16,
+    /// The `bolt_agent` `product` added to a HELLO that has none, on versions that
+    /// require one (5.3+, docs/protocol.md §5.3); `platform` and `language` are filled
+    /// in from the build. Default `boltcodec/<crate version>`; `None` sends the HELLO as
+    /// it is.
+    pub bolt_agent: Option<String>,
+    /// On 4.3 and 4.4, ask for the `"utc"` patch (`patch_bolt: ["utc"]`) in a HELLO that
+    /// names no patches (default `true`). Whether the server accepted it is followed
+    /// either way: [`ClientConnection::version`] reports
+    /// [`BoltVersion::utc_patch`] from the HELLO's SUCCESS on.
+    pub request_utc_patch: bool,
+}
+
+impl Default for ConnectionConfig {
+    fn default() -> Self {
+        ConnectionConfig {
+            handshake: ClientConfig::default(),
+            dechunk_limits: DechunkLimits::default(),
+            decode_limits: DecodeLimits::default(),
+            max_chunk_size: 0,
+            bolt_agent: Some(concat!("boltcodec/", env!("CARGO_PKG_VERSION")).to_owned()),
+            request_utc_patch: true,
+        }
+    }
+}
+
+/// `language` of the `bolt_agent` the connection adds.
+const AGENT_LANGUAGE: &str = "Rust";
+
+/// The HELLO to send instead of `request`, when `request` is a HELLO that lacks what the
+/// connection adds: `bolt_agent` (`product`) where `v` requires it, `patch_bolt: ["utc"]`
+/// on 4.3/4.4 when `utc` (see [`ConnectionConfig`]). `None` sends `request` as it is.
+fn completed_hello<'r>(
+    request: &Request<'r>,
+    v: BoltVersion,
+    product: Option<&'r str>,
+    platform: &'r str,
+    utc: bool,
+) -> Option<Hello<'r>> {
+    let Request::Hello(hello) = request else {
+        return None;
+    };
+    let agent = product.filter(|_| v.has_bolt_agent() && hello.bolt_agent().is_none());
+    let utc = utc && v.supports_utc_patch() && hello.patch_bolt().is_none();
+    if agent.is_none() && !utc {
+        return None;
+    }
+    let mut hello = hello.clone();
+    if let Some(product) = agent {
+        hello = hello.with_bolt_agent(
+            BoltAgent::new(product)
+                .with_platform(platform)
+                .with_language(AGENT_LANGUAGE),
+        );
+    }
+    if utc {
+        hello = hello.with_patch_bolt(["utc"]);
+    }
+    Some(hello)
 }
 
 /// What the connection tells its user.
@@ -409,6 +456,10 @@ pub struct ClientConnection {
     defunct: bool,
     /// A receive error happened: the incoming stream is unusable.
     receive_failed: bool,
+    /// See [`ConnectionConfig::bolt_agent`].
+    bolt_agent: Option<String>,
+    /// See [`ConnectionConfig::request_utc_patch`].
+    request_utc_patch: bool,
 }
 
 impl ClientConnection {
@@ -434,6 +485,8 @@ impl ClientConnection {
             events: VecDeque::new(),
             defunct: false,
             receive_failed: false,
+            bolt_agent: config.bolt_agent,
+            request_utc_patch: config.request_utc_patch,
         }
     }
 
@@ -534,7 +587,18 @@ impl ClientConnection {
                 version: v,
             });
         }
-        request.encode_framed(v, &self.chunker, &mut self.out)?;
+        let (product, platform) = match request {
+            Request::Hello(_) => (
+                self.bolt_agent.clone(),
+                format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            ),
+            _ => (None, String::new()),
+        };
+        let utc = self.request_utc_patch;
+        match completed_hello(request, v, product.as_deref(), &platform, utc) {
+            Some(hello) => Request::Hello(hello).encode_framed(v, &self.chunker, &mut self.out)?,
+            None => request.encode_framed(v, &self.chunker, &mut self.out)?,
+        };
         let to_end = match request {
             Request::Pull(p) => p.n() == Some(-1),
             Request::Discard(d) => d.n() == Some(-1),
@@ -593,7 +657,7 @@ impl ClientConnection {
                 }
             }
         }
-        let Some(codec) = self.codec else {
+        let Some(mut codec) = self.codec else {
             return Ok(());
         };
         let mut feed = self.dechunker.feed(bytes);
@@ -630,7 +694,18 @@ impl ClientConnection {
                 }
                 summary => {
                     self.pending.pop_front();
+                    if let (RequestKind::Hello, Response::Success(s)) = (front.kind, summary) {
+                        // 4.3/4.4: DateTimes use the UTC structures from now on if the
+                        // server accepted the "utc" patch (docs/protocol.md §2.6).
+                        let v = codec.version();
+                        if v.supports_utc_patch() && s.utc_patch_accepted() {
+                            codec = MessageCodec::new(v.with_utc_patch(true))
+                                .with_limits(self.decode_limits);
+                            self.codec = Some(codec);
+                        }
+                    }
                     self.confirmed = after_summary(front, self.confirmed, codec.version(), summary);
+
                     self.events.push_back(match summary {
                         Response::Success(s) => Event::Success {
                             request: front.kind,
@@ -654,16 +729,13 @@ impl ClientConnection {
 }
 
 /// One request received by a [`ServerConnection`]: its kind and its message bytes
-/// (decode them with [`Request::decode`] and the connection's version). Test support, as
-/// [`ServerConnection`].
-#[cfg(any(test, feature = "test-support"))]
+/// (decode them with [`Request::decode`] and the connection's version).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReceivedRequest {
     kind: RequestKind,
     bytes: Vec<u8>,
 }
 
-#[cfg(any(test, feature = "test-support"))]
 impl ReceivedRequest {
     /// The request's kind.
     pub fn kind(&self) -> RequestKind {
@@ -686,50 +758,6 @@ impl ReceivedRequest {
 
 /// A minimal server side: handshake, framing, request decoding and response encoding.
 /// It keeps no protocol state; a test (or a stub server) decides every answer.
-///
-/// Test support: only with the `test-support` feature (not part of the stable API).
-///
-/// ```
-/// use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerConnection, ServerState};
-/// use bolt::message::{Hello, Logon, Pull, Request, Response, Run, Success, Record};
-/// use bolt::BoltVersion;
-/// use packstream::{Value, ValueRef};
-///
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let mut client = ClientConnection::new(ConnectionConfig::default());
-/// let mut server = ServerConnection::new(Default::default());
-///
-/// // Handshake: bytes go back and forth until both sides agree.
-/// server.receive(&client.take_output())?;
-/// client.receive(&server.take_output())?;
-/// server.receive(&client.take_output())?; // the client's manifest pick
-/// assert_eq!(client.poll_event(), Some(Event::Negotiated(BoltVersion::V6_1)));
-///
-/// // Pipeline HELLO, LOGON, RUN and PULL in one write.
-/// client.send(&Request::Hello(Hello::new("example/1.0")))?;
-/// client.send(&Request::Logon(Logon::basic("neo4j", "secret")))?;
-/// client.send(&Request::Run(Run::new("RETURN 1 AS x")))?;
-/// client.send(&Request::Pull(Pull::new(100)))?;
-/// server.receive(&client.take_output())?;
-/// let kinds: Vec<_> = std::iter::from_fn(|| server.poll_request()).map(|r| r.kind()).collect();
-/// assert_eq!(kinds.len(), 4);
-///
-/// // The server answers each in order.
-/// let v = server.version().unwrap();
-/// server.send(&Response::Success(Success::default()))?;
-/// server.send(&Response::Success(Success::default()))?;
-/// server.send(&Response::Success(Success::default().with("fields", vec!["x"])))?;
-/// server.send(&Response::Record(Record::new(vec![ValueRef::Int(1)])))?;
-/// server.send(&Response::Success(Success::default().with("type", "r")))?;
-/// client.receive(&server.take_output())?;
-/// let events: Vec<Event> = std::iter::from_fn(|| client.poll_event()).collect();
-/// assert!(matches!(&events[3], Event::Record(fields) if fields == &[Value::Int(1)]));
-/// assert_eq!(client.state(), ServerState::Ready);
-/// # let _ = v;
-/// # Ok(())
-/// # }
-/// ```
-#[cfg(any(test, feature = "test-support"))]
 #[derive(Debug)]
 pub struct ServerConnection {
     handshake: Option<ServerHandshake>,
@@ -740,7 +768,6 @@ pub struct ServerConnection {
     requests: VecDeque<ReceivedRequest>,
 }
 
-#[cfg(any(test, feature = "test-support"))]
 impl ServerConnection {
     /// A server side offering what `config` supports.
     pub fn new(config: ServerConfig) -> Self {

@@ -7,7 +7,8 @@
 //! the same thread — between taking messages out, without any borrow of the caller's
 //! buffer staying alive. It answers the questions a binding would otherwise answer
 //! itself from signature bytes and marker ranges: is this a RECORD, how many RECORDs are
-//! queued back to back, where do a message's fields start (`docs/protocol.md` §4, §5.1).
+//! queued back to back, where do a message's fields start (framing: docs/protocol.md §4;
+//! messages: docs/protocol.md §5.1).
 //!
 //! ```
 //! use bolt::inbox::Inbox;
