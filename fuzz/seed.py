@@ -30,6 +30,7 @@ TARGETS = [
     "packstream_decode", "packstream_tokens", "packstream_serde", "dechunk",
     "message_request", "message_response", "structs", "handshake",
     "connection_client", "connection_server", "roundtrip", "websocket",
+    "capi_interleave",
 ]
 
 # Request names in captures -> the op byte connection_client sends for them.
@@ -133,6 +134,39 @@ def ws_seeds(raw):
     yield mode(3, "server") + no_cuts + extra
 
 
+# capi_interleave: operations `[op] [param] [len u16] [payload]`; op % 16 is the call,
+# op // 16 the handle (see the target's doc comment).
+CAPI_SEND = {"HELLO": 0, "LOGON": 1, "RUN": 2, "PULL": 3, "DISCARD": 4, "BEGIN": 5,
+             "COMMIT": 6, "ROLLBACK": 7, "RESET": 8, "GOODBYE": 9}
+
+
+def capi_op(op, param=0, payload=b""):
+    return bytes([op, param]) + struct.pack(">H", len(payload)) + payload
+
+
+def capi_vector_seed(flags, raw):
+    """Decoder 0 with the case's options decodes it; decoder 1 decodes it twice in a row
+    (decode_all); the values are walked."""
+    return (capi_op(0x05, flags) + capi_op(0x00, 0, raw) + capi_op(0x15, flags)
+            + capi_op(0x12, 0, raw + raw) + capi_op(0x0D) + capi_op(0x1D))
+
+
+def capi_capture_seed(raw, messages, start, budget):
+    """Connection 0 receives the server's handshake reply, sends the captured requests,
+    then receives the responses in pieces and polls the events; dechunker 0 is fed the
+    same responses (decoded by decoder 0, which copies its input)."""
+    sends = [CAPI_SEND[name] for d, name, _, _ in messages if d == "C>S" and name in CAPI_SEND]
+    out = capi_op(0x09, 0, raw["S>C"][:min(start, 1000)])
+    out += b"".join(capi_op(0x0B, code) for code in sends[:16])
+    responses = raw["S>C"][start:start + budget]
+    for i in range(0, len(responses), 1000):
+        out += capi_op(0x09, 0, responses[i:i + 1000]) + capi_op(0x0A) * 4
+    out += capi_op(0x05, 4)
+    for i in range(0, len(responses), 1500):
+        out += capi_op(0x07, 0, responses[i:i + 1500])
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-len", type=int, default=8192)
@@ -150,6 +184,8 @@ def main():
         add("packstream_serde", bytes([0, flags]) + raw)
         add("structs", bytes([flags]) + raw)
         add("roundtrip", bytes([0, flags]) + raw)
+        if 3 * len(raw) + 24 <= args.max_len:
+            add("capi_interleave", capi_vector_seed(flags, raw))
 
     for set_name, raw, messages in capture_seeds():
         v = VERSION_INDEX.get(set_name, 0)
@@ -183,6 +219,8 @@ def main():
         add("connection_server", bytes([0]) + no_cuts + raw["C>S"])
         for blob in ws_seeds(raw):
             add("websocket", blob)
+        budget = max(0, (args.max_len - 2000) // 2)
+        add("capi_interleave", capi_capture_seed(raw, messages, s2c_start, budget))
 
     total = 0
     for target, blobs in seeds.items():
