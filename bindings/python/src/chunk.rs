@@ -41,16 +41,124 @@ fn decode_message<'py>(
     Ok((tag, fields))
 }
 
+/// One framed message waiting in a [`Queue`]: `raw[start..start + len]`, whose first chunk
+/// header is at stream offset `offset`.
+#[derive(Clone, Copy)]
+struct Span {
+    start: usize,
+    len: usize,
+    offset: u64,
+}
+
+/// The queue buffer keeps at most this much capacity once it is empty, so one huge batch
+/// does not pin its memory for the life of the stream.
+const KEEP_CAPACITY: usize = 256 * 1024;
+
+/// The messages of one stream that were framed but not delivered yet, and the error of a
+/// message that failed after others had already been delivered by the same call.
+///
+/// This is all the state a stream keeps between calls besides the core dechunker, and it
+/// only changes in two ways: bytes fed are framed and appended (always, before anything
+/// can fail, so no input is ever lost), and messages are taken off the front one at a
+/// time as they are delivered or fail. A failing message or hook therefore affects
+/// exactly one message; the ones after it stay queued in order.
+#[derive(Default)]
+struct Queue {
+    raw: Vec<u8>,
+    spans: VecDeque<Span>,
+    /// Raised by the next call, before any message after it is delivered.
+    deferred: Option<PyErr>,
+}
+
+impl Queue {
+    /// Frames `data` with `dechunker` and appends every message it completes; returns the
+    /// framing error that stopped it, if any (the dechunker is then poisoned and reports
+    /// it again on every later feed).
+    fn absorb(
+        &mut self,
+        dechunker: &mut Dechunker,
+        data: &[u8],
+    ) -> Option<bolt::chunk::DechunkError> {
+        self.compact();
+        let batch = dechunker.feed_batch(data);
+        self.raw.reserve(batch.iter().map(|m| m.len()).sum());
+        for m in batch.iter() {
+            self.spans.push_back(Span {
+                start: self.raw.len(),
+                len: m.len(),
+                offset: m.offset(),
+            });
+            self.raw.extend_from_slice(m.bytes());
+        }
+        batch.error().cloned()
+    }
+
+    /// The bytes of a span taken off this queue.
+    fn bytes(&self, span: Span) -> &[u8] {
+        self.raw
+            .get(span.start..span.start + span.len)
+            .unwrap_or_default()
+    }
+
+    /// Gives back the space of delivered messages.
+    fn compact(&mut self) {
+        match self.spans.front() {
+            None => {
+                self.raw.clear();
+                if self.raw.capacity() > KEEP_CAPACITY {
+                    self.raw.shrink_to(KEEP_CAPACITY);
+                }
+            }
+            Some(&Span { start, .. }) if start > 0 && start >= self.raw.len() / 2 => {
+                self.raw.drain(..start);
+                for span in &mut self.spans {
+                    span.start -= start;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// How many messages and deferred errors the next call will deliver first.
+    fn len(&self) -> usize {
+        self.spans.len() + usize::from(self.deferred.is_some())
+    }
+
+    fn clear(&mut self) {
+        self.spans.clear();
+        self.deferred = None;
+        self.compact();
+    }
+}
+
+/// Adds ``message_offset`` (the stream offset of the failed message's first chunk header)
+/// to a `DecodeError`; other exceptions (a hook's own) are left as they are.
+fn at_message(py: Python<'_>, err: PyErr, span: Span) -> PyErr {
+    if err.is_instance_of::<errors::DecodeError>(py) {
+        // Setting an attribute on our own fresh exception cannot fail in practice; if it
+        // did, the error is still raised, only without it.
+        let _ = err.value(py).setattr("message_offset", span.offset);
+    }
+    err
+}
+
 /// A push parser for the Bolt chunk stream (docs/protocol.md §4): feed it bytes as they
 /// arrive, take complete messages out.
 ///
 /// ``feed`` returns the raw messages; ``feed_messages`` also decodes them, all in one
 /// native call, into ``(tag, fields)`` pairs (for a RECORD, ``fields[0]`` is the list of
 /// values).
+///
+/// When one message fails (invalid PackStream, or ``struct_hook`` raised), no other is
+/// lost: the messages before it are returned, its error is raised by the next call, and
+/// the call after that goes on with the message that follows it. A call whose first
+/// message fails raises at once. ``pending`` says how many messages (and deferred
+/// errors) are waiting; ``feed_messages(b"")`` takes them out without new input.
 #[pyclass(name = "Dechunker", module = "boltcodec")]
 pub struct PyDechunker {
     inner: Dechunker,
     opts: DecodeOptions,
+    queue: Queue,
 }
 
 #[pymethods]
@@ -68,10 +176,12 @@ impl PyDechunker {
                 max_chunks,
             }),
             opts: DecodeOptions::default().with_uuid(uuid).with_limits(limits),
+            queue: Queue::default(),
         }
     }
 
-    /// Feeds bytes; returns every message they complete, as ``bytes``.
+    /// Feeds bytes; returns every message now complete (those still queued first), as
+    /// ``bytes``. Raises the deferred error of a failed ``feed_messages`` first, if any.
     fn feed<'py>(
         &mut self,
         py: Python<'py>,
@@ -79,23 +189,32 @@ impl PyDechunker {
     ) -> PyResult<Bound<'py, PyList>> {
         crate::guard(|| {
             let input = Input::new(data)?;
-            let batch = self.inner.feed_batch(input.as_slice());
+            let framing = self.queue.absorb(&mut self.inner, input.as_slice());
+            drop(input);
+            if let Some(e) = self.queue.deferred.take() {
+                return Err(e);
+            }
             let out = PyList::empty(py);
-            for m in batch.iter() {
-                out.append(PyBytes::new(py, m.bytes()))?;
+            while let Some(&span) = self.queue.spans.front() {
+                out.append(PyBytes::new(py, self.queue.bytes(span)))?;
+                self.queue.spans.pop_front();
             }
-            if let Some(e) = batch.error() {
-                if out.is_empty() {
-                    return Err(errors::dechunk_error(py, e));
-                }
+            self.queue.compact();
+            match framing {
+                Some(e) if out.is_empty() => Err(errors::dechunk_error(py, &e)),
+                _ => Ok(out),
             }
-            Ok(out)
         })
     }
 
-    /// Feeds bytes; returns every message they complete, decoded, as ``(tag, fields)``
+    /// Feeds bytes; returns every message now complete, decoded, as ``(tag, fields)``
     /// with ``tag`` an ``int``. ``struct_hook`` is called with each ``Structure`` inside
     /// the fields (innermost first) and its result replaces it.
+    ///
+    /// If a message fails to decode or its hook raises, the messages before it are
+    /// returned and its error is raised by the next call (at once if it is the first);
+    /// the messages after it stay queued. A ``DecodeError`` for a message carries
+    /// ``offset`` inside the message and ``message_offset`` in the stream.
     #[pyo3(signature = (data, *, struct_hook = None))]
     fn feed_messages<'py>(
         &mut self,
@@ -105,48 +224,62 @@ impl PyDechunker {
     ) -> PyResult<Bound<'py, PyList>> {
         crate::guard(|| {
             let input = Input::new(data)?;
-            // Copy the framed messages out first: hooks may run Python code, so nothing of
-            // the caller's buffer may stay borrowed while they do.
-            let batch = self.inner.feed_batch(input.as_slice());
-            let mut raw: Vec<u8> = Vec::new();
-            let mut spans = Vec::with_capacity(batch.len());
-            for m in batch.iter() {
-                spans.push((raw.len(), m.len()));
-                raw.extend_from_slice(m.bytes());
-            }
-            let error = batch.error().cloned();
-            drop(batch);
+            // The framed messages are copied into the queue first: hooks may run Python
+            // code, so nothing of the caller's buffer may stay borrowed while they do.
+            let framing = self.queue.absorb(&mut self.inner, input.as_slice());
             drop(input);
-            let out = PyList::empty(py);
-            for (start, len) in spans {
-                let bytes = raw.get(start..start + len).unwrap_or_default();
-                let (tag, fields) = decode_message(py, bytes, self.opts, struct_hook.as_ref())?;
-                out.append(PyTuple::new(
-                    py,
-                    [tag.into_pyobject(py)?.into_any(), fields.into_any()],
-                )?)?;
+            if let Some(e) = self.queue.deferred.take() {
+                return Err(e);
             }
-            if let Some(e) = error {
-                if out.is_empty() {
-                    return Err(errors::dechunk_error(py, &e));
+            let hook = struct_hook.filter(|h| !h.is_none());
+            let out = PyList::empty(py);
+            while let Some(span) = self.queue.spans.pop_front() {
+                let bytes = self.queue.bytes(span);
+                let decoded = decode_message(py, bytes, self.opts, hook.as_ref())
+                    .and_then(|(tag, fields)| {
+                        PyTuple::new(py, [tag.into_pyobject(py)?.into_any(), fields.into_any()])
+                    })
+                    .and_then(|message| out.append(message));
+                if let Err(e) = decoded {
+                    let e = at_message(py, e, span);
+                    self.queue.compact();
+                    if out.is_empty() {
+                        return Err(e);
+                    }
+                    self.queue.deferred = Some(e);
+                    return Ok(out);
                 }
             }
-            Ok(out)
+            self.queue.compact();
+            match framing {
+                Some(e) if out.is_empty() => Err(errors::dechunk_error(py, &e)),
+                _ => Ok(out),
+            }
         })
     }
 
-    /// Call at the end of the stream: raises ``DechunkError`` if it stopped inside a
-    /// message.
-    fn end_of_stream(&self, py: Python<'_>) -> PyResult<()> {
+    /// Call at the end of the stream: raises the deferred error of a failed message, if
+    /// one is waiting, or ``DechunkError`` if the stream stopped inside a message.
+    fn end_of_stream(&mut self, py: Python<'_>) -> PyResult<()> {
+        if let Some(e) = self.queue.deferred.take() {
+            return Err(e);
+        }
         self.inner
             .end_of_stream()
             .map_err(|e| errors::dechunk_error(py, &e))
     }
 
-    /// Whether the stream is between messages.
+    /// Whether the stream is between messages (nothing partial, nothing queued).
     #[getter]
     fn at_boundary(&self) -> bool {
-        self.inner.is_at_boundary()
+        self.inner.is_at_boundary() && self.queue.len() == 0
+    }
+
+    /// How many complete messages (and deferred errors) the next call delivers before
+    /// any new input: non-zero after a call returned early because a message failed.
+    #[getter]
+    fn pending(&self) -> usize {
+        self.queue.len()
     }
 
     /// How many NOOPs (keep-alive ``00 00`` between messages) were skipped.
@@ -161,9 +294,11 @@ impl PyDechunker {
         self.inner.stream_offset()
     }
 
-    /// Forgets all state, as for a new connection.
+    /// Forgets all state, queued messages and deferred errors included, as for a new
+    /// connection.
     fn reset(&mut self) {
         self.inner.reset();
+        self.queue.clear();
     }
 }
 
@@ -174,32 +309,19 @@ impl PyDechunker {
 /// and handed out as one RECORD whose fields are all their value lists (the driver's
 /// ``_process_message`` treats every field of a RECORD as one record), so a batch of rows
 /// costs one native call and one trip through the driver's dispatch.
+///
+/// A message that fails is decoded once: its error is raised by the ``pop`` that reaches
+/// it (after the RECORDs merged before it were handed out), and the next ``pop`` goes on
+/// with the message after it.
 #[pyclass(module = "boltcodec._native")]
 pub struct MessageReader {
     dechunker: Dechunker,
     opts: DecodeOptions,
-    /// Complete messages not handed out yet: `raw[start..start + len]`.
-    raw: Vec<u8>,
-    spans: VecDeque<(usize, usize)>,
+    queue: Queue,
     /// A framing error to raise once the messages before it are handed out.
     error: Option<bolt::chunk::DechunkError>,
     /// How many RECORDs at most to merge into one.
     max_batch: usize,
-}
-
-impl MessageReader {
-    fn compact(&mut self) {
-        match self.spans.front() {
-            None => self.raw.clear(),
-            Some(&(start, _)) if start > 0 && start >= self.raw.len() / 2 => {
-                self.raw.drain(..start);
-                for span in &mut self.spans {
-                    span.0 -= start;
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 #[pymethods]
@@ -210,8 +332,7 @@ impl MessageReader {
         MessageReader {
             dechunker: Dechunker::new(),
             opts: DecodeOptions::default().with_uuid(uuid),
-            raw: Vec::new(),
-            spans: VecDeque::new(),
+            queue: Queue::default(),
             error: None,
             max_batch: max_batch.max(1),
         }
@@ -223,14 +344,8 @@ impl MessageReader {
             let input = Input::new(buffer)?;
             let data = input.as_slice();
             let data = data.get(..n).unwrap_or(data);
-            self.compact();
-            let batch = self.dechunker.feed_batch(data);
-            for m in batch.iter() {
-                self.spans.push_back((self.raw.len(), m.len()));
-                self.raw.extend_from_slice(m.bytes());
-            }
-            if let Some(e) = batch.error() {
-                self.error.get_or_insert_with(|| e.clone());
+            if let Some(e) = self.queue.absorb(&mut self.dechunker, data) {
+                self.error.get_or_insert(e);
             }
             Ok(())
         })
@@ -248,36 +363,42 @@ impl MessageReader {
         hydration_hooks: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyList>)>> {
         crate::guard(|| {
-            let Some(&(start, len)) = self.spans.front() else {
+            if let Some(e) = self.queue.deferred.take() {
+                return Err(e);
+            }
+            let Some(span) = self.queue.spans.pop_front() else {
                 if let Some(e) = &self.error {
                     return Err(errors::dechunk_error(py, e));
                 }
                 return Ok(None);
             };
             let hook = crate::dropin::structure_hook(py, hydration_hooks)?;
-            let bytes = self.raw.get(start..start + len).unwrap_or_default();
-            let (tag, fields) = decode_message(py, bytes, self.opts, hook.as_ref())?;
-            self.spans.pop_front();
+            let bytes = self.queue.bytes(span);
+            let (tag, fields) = decode_message(py, bytes, self.opts, hook.as_ref())
+                .map_err(|e| at_message(py, e, span))?;
             if tag == RECORD {
                 let mut merged = 1usize;
                 while merged < self.max_batch {
-                    let Some(&(start, len)) = self.spans.front() else {
+                    let Some(&next) = self.queue.spans.front() else {
                         break;
                     };
-                    let bytes = self.raw.get(start..start + len).unwrap_or_default();
-                    if !is_record(bytes) {
+                    if !is_record(self.queue.bytes(next)) {
                         break;
                     }
-                    // A RECORD that fails to decode stays queued: it raises on the next pop,
-                    // after the records before it were delivered.
-                    let Ok((_, more)) = decode_message(py, bytes, self.opts, hook.as_ref()) else {
-                        break;
-                    };
-                    self.spans.pop_front();
-                    for item in more.iter() {
-                        fields.append(item)?;
+                    self.queue.spans.pop_front();
+                    match decode_message(py, self.queue.bytes(next), self.opts, hook.as_ref()) {
+                        Ok((_, more)) => {
+                            for item in more.iter() {
+                                fields.append(item)?;
+                            }
+                            merged += 1;
+                        }
+                        // Raised by the next pop, after the records before it.
+                        Err(e) => {
+                            self.queue.deferred = Some(at_message(py, e, next));
+                            break;
+                        }
                     }
-                    merged += 1;
                 }
             }
             Ok(Some((PyBytes::new(py, &[tag]), fields)))
@@ -290,9 +411,9 @@ impl MessageReader {
         self.dechunker.noop_count()
     }
 
-    /// Whether a complete message is buffered.
+    /// Whether a complete message (or an error) is buffered.
     #[getter]
     fn has_message(&self) -> bool {
-        !self.spans.is_empty() || self.error.is_some()
+        self.queue.len() > 0 || self.error.is_some()
     }
 }

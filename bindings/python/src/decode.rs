@@ -251,7 +251,13 @@ impl<'py> Builder<'py> {
         if matches!(self.keys, Keys::Unlocked) {
             self.keys = match KEY_CACHE.try_lock() {
                 Ok(guard) => Keys::Locked(guard),
-                Err(_) => Keys::Busy,
+                // A panic while the cache was held (none is expected) cannot have left it
+                // inconsistent: a slot is replaced by one assignment of a key with the
+                // interned string of that very key.
+                Err(std::sync::TryLockError::Poisoned(p)) => Keys::Locked(p.into_inner()),
+                // Held by another thread, or by an outer decode on this thread (a hook or a
+                // finalizer that decodes): decode uncached rather than wait.
+                Err(std::sync::TryLockError::WouldBlock) => Keys::Busy,
             };
         }
         match &mut self.keys {
@@ -468,7 +474,11 @@ impl<'py> Builder<'py> {
         let mut root = root;
         let deferred = std::mem::take(&mut self.deferred);
         for (obj, parent) in deferred {
-            let result = hook.call1((&obj,))?;
+            let result = {
+                let _level =
+                    ffi::RecursionGuard::enter(self.py, c" while calling a boltcodec struct_hook")?;
+                hook.call1((&obj,))?
+            };
             match parent {
                 Parent::Root => root = result,
                 Parent::List(list, at) => {

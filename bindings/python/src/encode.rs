@@ -14,7 +14,8 @@ use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueErro
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType,
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyList, PyString, PyTuple,
+    PyType,
 };
 
 use crate::errors::EncodeError;
@@ -104,14 +105,67 @@ pub(crate) struct PackConfig<'py> {
     pub(crate) max_depth: u32,
 }
 
+/// How many levels of exact lists and dicts are packed by native recursion before the
+/// packer switches to its explicit stack: a bound on the native stack one call uses.
+const RECURSION_LEVELS: usize = 32;
+
 /// The default nesting limit for packing, the same as the decoder's.
 pub(crate) const DEFAULT_MAX_DEPTH: u32 = 1024;
+
+/// A container being written: the header is out, the items follow one by one.
+///
+/// Below [`RECURSION_LEVELS`] exact lists and dicts are packed by plain recursion (fast
+/// for the usual small values); everything else and everything deeper is kept on an
+/// explicit stack of these, so a deeply nested value (up to `max_depth`, whatever it is)
+/// needs heap, not native stack, and a hook that calls `packb` again only costs one more
+/// bounded native call.
+enum Frame<'py> {
+    /// An exact `list`: `list[next..len]` are still to come.
+    List {
+        list: Bound<'py, PyList>,
+        next: usize,
+        len: usize,
+    },
+    /// An exact `dict`, walked with `PyDict_Next` from `pos`; `seen` entries written.
+    Dict {
+        dict: Bound<'py, PyDict>,
+        pos: pyo3::ffi::Py_ssize_t,
+        seen: usize,
+        len: usize,
+    },
+    /// A `Structure`'s fields.
+    Struct {
+        fields: Bound<'py, PyList>,
+        next: usize,
+        len: usize,
+    },
+    /// Any other sequence: `len` items as iteration yields them; `n` taken so far.
+    Seq {
+        iter: Bound<'py, PyIterator>,
+        n: usize,
+        len: usize,
+    },
+    /// Any other mapping: `len` entries from `items()`; `n` taken so far.
+    Mapping {
+        iter: Bound<'py, PyIterator>,
+        n: usize,
+        len: usize,
+    },
+    /// The result of a hook (`default` or a dehydration function), packed one level
+    /// deeper than the value it replaces.
+    Hooked(Option<Bound<'py, PyAny>>),
+}
 
 struct Packer<'py, 'c> {
     py: Python<'py>,
     cfg: &'c PackConfig<'py>,
     enc: Encoder<Vec<u8>>,
     types: Option<Types<'py>>,
+    /// Nesting depth of the container the explicit stack starts in.
+    base: usize,
+    /// The open containers of the iterative part, outermost first (one call's state,
+    /// dropped with it).
+    stack: Vec<Frame<'py>>,
 }
 
 fn overflow_for(e: CoreEncodeError) -> PyErr {
@@ -126,6 +180,114 @@ fn overflow_for(e: CoreEncodeError) -> PyErr {
     }
 }
 
+fn changed(what: &str) -> PyErr {
+    PyRuntimeError::new_err(format!("{what} changed size during packing"))
+}
+
+/// Writes a map key: a `str` (or subclass, as the driver does); anything else is a
+/// `TypeError`.
+fn write_key(enc: &mut Encoder<Vec<u8>>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+    if key.is_instance_of::<PyString>() {
+        enc.write_bytes_as_str(ffi::str_utf8(key)?)
+            .map_err(overflow_for)
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "Map keys must be strings, not {}",
+            key.get_type().str()?
+        )))
+    }
+}
+
+impl<'py> Frame<'py> {
+    /// The next item of this container to pack (a map's key is written here, its value
+    /// returned), or `None` once the container is complete.
+    #[inline]
+    fn next_item(&mut self, enc: &mut Encoder<Vec<u8>>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self {
+            Frame::List { list, next, len } => {
+                if *next < *len {
+                    // A hook may shrink the list while it is packed: report it instead of
+                    // writing fewer items than the header promised.
+                    let item = list.get_item(*next).map_err(|_| changed("list"))?;
+                    *next += 1;
+                    Ok(Some(item))
+                } else if list.len() != *len {
+                    Err(changed("list"))
+                } else {
+                    Ok(None)
+                }
+            }
+            Frame::Dict {
+                dict,
+                pos,
+                seen,
+                len,
+            } => {
+                if dict.len() != *len {
+                    return Err(changed("dictionary"));
+                }
+                match ffi::dict_next(dict, pos) {
+                    Some((key, value)) => {
+                        *seen += 1;
+                        write_key(enc, &key)?;
+                        Ok(Some(value))
+                    }
+                    None if *seen == *len => Ok(None),
+                    None => Err(changed("dictionary")),
+                }
+            }
+            Frame::Struct { fields, next, len } => {
+                if *next < *len {
+                    let item = fields
+                        .get_item(*next)
+                        .map_err(|_| changed("structure fields"))?;
+                    *next += 1;
+                    Ok(Some(item))
+                } else {
+                    Ok(None)
+                }
+            }
+            Frame::Seq { iter, n, len } => {
+                if *n < *len {
+                    match iter.next() {
+                        Some(item) => {
+                            *n += 1;
+                            Ok(Some(item?))
+                        }
+                        None => Err(changed("sequence")),
+                    }
+                } else {
+                    // One more item than `len` means the sequence grew.
+                    match iter.next() {
+                        None => Ok(None),
+                        Some(_) => Err(changed("sequence")),
+                    }
+                }
+            }
+            Frame::Mapping { iter, n, len } => {
+                if *n < *len {
+                    match iter.next() {
+                        Some(item) => {
+                            *n += 1;
+                            let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) =
+                                item?.extract()?;
+                            write_key(enc, &key)?;
+                            Ok(Some(value))
+                        }
+                        None => Err(changed("mapping")),
+                    }
+                } else {
+                    match iter.next() {
+                        None => Ok(None),
+                        Some(_) => Err(changed("mapping")),
+                    }
+                }
+            }
+            Frame::Hooked(value) => Ok(value.take()),
+        }
+    }
+}
+
 impl<'py> Packer<'py, '_> {
     fn types(&mut self) -> PyResult<&Types<'py>> {
         if self.types.is_none() {
@@ -137,7 +299,110 @@ impl<'py> Packer<'py, '_> {
         }
     }
 
-    fn pack(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
+    /// Packs `obj`, found at nesting depth `depth`.
+    ///
+    /// The hot path: scalars, and exact lists and dicts down to [`RECURSION_LEVELS`]
+    /// levels, by plain recursion (which keeps small nested values fast). Anything else,
+    /// and everything deeper, goes to [`Packer::run`], which does not recurse; so the
+    /// native stack this needs is bounded, whatever the value and `max_depth`.
+    fn pack(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
+        if obj.is_none() {
+            self.enc.write_null();
+        } else if let Ok(s) = obj.cast_exact::<PyString>() {
+            self.enc
+                .write_bytes_as_str(ffi::str_utf8(s.as_any())?)
+                .map_err(overflow_for)?;
+        } else if let Ok(i) = obj.cast_exact::<PyInt>() {
+            self.pack_int(i.as_any())?;
+        } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
+            self.enc.write_float(f.value());
+        } else if depth >= RECURSION_LEVELS {
+            self.run(obj, depth)?;
+        } else if let Ok(list) = obj.cast_exact::<PyList>() {
+            self.check_depth(depth)?;
+            let len = list.len();
+            self.enc.write_list_header(len).map_err(overflow_for)?;
+            for i in 0..len {
+                // A hook may shrink the list while it is packed: report it instead of
+                // writing fewer items than the header promised.
+                let item = list.get_item(i).map_err(|_| changed("list"))?;
+                self.pack(&item, depth + 1)?;
+            }
+            if list.len() != len {
+                return Err(changed("list"));
+            }
+        } else if let Ok(dict) = obj.cast_exact::<PyDict>() {
+            self.check_depth(depth)?;
+            let len = dict.len();
+            self.enc.write_map_header(len).map_err(overflow_for)?;
+            let mut pos = 0;
+            let mut seen = 0usize;
+            while let Some((key, value)) = ffi::dict_next(dict, &mut pos) {
+                write_key(&mut self.enc, &key)?;
+                self.pack(&value, depth + 1)?;
+                seen += 1;
+                if dict.len() != len {
+                    break;
+                }
+            }
+            if seen != len || dict.len() != len {
+                return Err(changed("dictionary"));
+            }
+        } else {
+            self.run(obj, depth)?;
+        }
+        Ok(())
+    }
+
+    /// Packs `root`, found at nesting depth `depth`, and everything in it, with an
+    /// explicit stack instead of native recursion.
+    fn run(&mut self, root: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
+        // Hooks make their own packers, so this never runs inside itself.
+        self.base = depth;
+        self.stack.clear();
+        self.value(root)?;
+        loop {
+            let Some(top) = self.stack.last_mut() else {
+                return Ok(());
+            };
+            match top.next_item(&mut self.enc)? {
+                Some(item) => self.value(&item)?,
+                None => {
+                    self.stack.pop();
+                }
+            }
+        }
+    }
+
+    /// Fails if a container at nesting depth `depth` would exceed `max_depth`.
+    #[inline]
+    fn check_depth(&self, depth: usize) -> PyResult<()> {
+        if depth >= self.cfg.max_depth as usize {
+            return Err(EncodeError::new_err(format!(
+                "value nested more than {} levels deep (or a container that contains itself)",
+                self.cfg.max_depth
+            )));
+        }
+        Ok(())
+    }
+
+    /// The nesting depth of the next container the iterative part opens.
+    #[inline]
+    fn depth(&self) -> usize {
+        self.base + self.stack.len()
+    }
+
+    /// Opens a container one level below the current one.
+    #[inline]
+    fn push(&mut self, frame: Frame<'py>) -> PyResult<()> {
+        self.check_depth(self.depth())?;
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    /// Writes a scalar, or the header of a container and opens it.
+    #[inline]
+    fn value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
         if obj.is_none() {
             self.enc.write_null();
         } else if let Ok(s) = obj.cast_exact::<PyString>() {
@@ -151,29 +416,19 @@ impl<'py> Packer<'py, '_> {
         } else if let Ok(b) = obj.cast_exact::<PyBool>() {
             self.enc.write_bool(b.is_true());
         } else if let Ok(l) = obj.cast_exact::<PyList>() {
-            self.pack_list(l, depth)?;
+            self.open_list(l)?;
         } else if let Ok(d) = obj.cast_exact::<PyDict>() {
-            self.pack_dict(d, depth)?;
+            self.open_dict(d)?;
         } else if let Ok(b) = obj.cast_exact::<PyBytes>() {
             self.enc.write_bytes(b.as_bytes()).map_err(overflow_for)?;
         } else if let Ok(s) = obj.cast::<Structure>() {
-            self.pack_struct(s.get(), depth)?;
+            self.open_struct(s.get())?;
         } else if self.cfg.flavour == Flavour::Own && obj.is_exact_instance_of::<PyTuple>() {
-            self.pack_sequence(obj, depth)?;
+            self.open_sequence(obj)?;
         } else {
-            self.pack_other(obj, depth)?;
+            self.other(obj)?;
         }
         Ok(())
-    }
-
-    fn enter(&self, depth: u32) -> PyResult<u32> {
-        if depth >= self.cfg.max_depth {
-            return Err(EncodeError::new_err(format!(
-                "value nested more than {} levels deep (or a container that contains itself)",
-                self.cfg.max_depth
-            )));
-        }
-        Ok(depth + 1)
     }
 
     fn pack_int(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
@@ -189,64 +444,31 @@ impl<'py> Packer<'py, '_> {
         }
     }
 
-    fn pack_list(&mut self, list: &Bound<'py, PyList>, depth: u32) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+    fn open_list(&mut self, list: &Bound<'py, PyList>) -> PyResult<()> {
         let len = list.len();
-        self.enc.write_list_header(len).map_err(overflow_for)?;
-        for i in 0..len {
-            // A hook may shrink the list while it is packed: report it instead of writing
-            // fewer items than the header promised.
-            let item = list
-                .get_item(i)
-                .map_err(|_| PyRuntimeError::new_err("list changed size during packing"))?;
-            self.pack(&item, depth)?;
-        }
-        if list.len() != len {
-            return Err(PyRuntimeError::new_err("list changed size during packing"));
-        }
-        Ok(())
+        let frame = Frame::List {
+            list: list.clone(),
+            next: 0,
+            len,
+        };
+        self.push(frame)?;
+        self.enc.write_list_header(len).map_err(overflow_for)
     }
 
-    fn pack_dict(&mut self, dict: &Bound<'py, PyDict>, depth: u32) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+    fn open_dict(&mut self, dict: &Bound<'py, PyDict>) -> PyResult<()> {
         let len = dict.len();
-        self.enc.write_map_header(len).map_err(overflow_for)?;
-        let mut pos = 0;
-        let mut seen = 0usize;
-        while let Some((key, value)) = ffi::dict_next(dict, &mut pos) {
-            self.pack_key(&key)?;
-            self.pack(&value, depth)?;
-            seen += 1;
-            if dict.len() != len {
-                break;
-            }
-        }
-        if seen != len || dict.len() != len {
-            return Err(PyRuntimeError::new_err(
-                "dictionary changed size during packing",
-            ));
-        }
-        Ok(())
+        let frame = Frame::Dict {
+            dict: dict.clone(),
+            pos: 0,
+            seen: 0,
+            len,
+        };
+        self.push(frame)?;
+        self.enc.write_map_header(len).map_err(overflow_for)
     }
 
-    fn pack_key(&mut self, key: &Bound<'py, PyAny>) -> PyResult<()> {
-        if let Ok(s) = key.cast_exact::<PyString>() {
-            self.enc
-                .write_bytes_as_str(ffi::str_utf8(s.as_any())?)
-                .map_err(overflow_for)
-        } else if key.is_instance_of::<PyString>() {
-            // A str subclass (numpy.str_, …): packed as a value, as the driver does.
-            self.pack(key, 0)
-        } else {
-            Err(PyTypeError::new_err(format!(
-                "Map keys must be strings, not {}",
-                key.get_type().str()?
-            )))
-        }
-    }
-
-    fn pack_struct(&mut self, s: &Structure, depth: u32) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+    fn open_struct(&mut self, s: &Structure) -> PyResult<()> {
+        self.check_depth(self.depth())?;
         let py = self.py;
         let tag = s.tag.bind(py);
         let tag = match tag.cast::<PyBytes>() {
@@ -262,65 +484,48 @@ impl<'py> Packer<'py, '_> {
         self.enc
             .write_struct_header(tag, len)
             .map_err(overflow_for)?;
-        for i in 0..len {
-            let item = fields.get_item(i).map_err(|_| {
-                PyRuntimeError::new_err("structure fields changed size during packing")
-            })?;
-            self.pack(&item, depth)?;
-        }
-        Ok(())
+        self.push(Frame::Struct {
+            fields,
+            next: 0,
+            len,
+        })
     }
 
     /// Any iterable of known length (list subclasses, tuples in the own API, numpy arrays,
     /// pandas series …): `len(value)` items, as iteration yields them.
-    fn pack_sequence(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+    fn open_sequence(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        self.check_depth(self.depth())?;
         let len = obj.len()?;
         self.enc.write_list_header(len).map_err(overflow_for)?;
-        let mut n = 0usize;
-        for item in obj.try_iter()? {
-            n += 1;
-            if n > len {
-                break;
-            }
-            self.pack(&item?, depth)?;
-        }
-        if n != len {
-            return Err(PyRuntimeError::new_err(
-                "sequence changed size during packing",
-            ));
-        }
-        Ok(())
+        let iter = obj.try_iter()?;
+        self.push(Frame::Seq { iter, n: 0, len })
     }
 
     /// Any mapping (dict subclasses, pandas DataFrames …): `len(value.keys())` entries from
     /// `value.items()`.
-    fn pack_mapping(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+    fn open_mapping(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        self.check_depth(self.depth())?;
         let py = self.py;
         let len = obj.call_method0(pyo3::intern!(py, "keys"))?.len()?;
         self.enc.write_map_header(len).map_err(overflow_for)?;
-        let mut n = 0usize;
-        for item in obj.call_method0(pyo3::intern!(py, "items"))?.try_iter()? {
-            n += 1;
-            if n > len {
-                break;
-            }
-            let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item?.extract()?;
-            self.pack_key(&key)?;
-            self.pack(&value, depth)?;
-        }
-        if n != len {
-            return Err(PyRuntimeError::new_err(
-                "mapping changed size during packing",
-            ));
-        }
-        Ok(())
+        let iter = obj.call_method0(pyo3::intern!(py, "items"))?.try_iter()?;
+        self.push(Frame::Mapping { iter, n: 0, len })
+    }
+
+    /// Calls a hook, counted by Python's recursion limit (a hook that packs again goes
+    /// through here once per level, so endless re-entry raises `RecursionError`).
+    fn call_hook(
+        &self,
+        f: &Bound<'py, PyAny>,
+        obj: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _level = ffi::RecursionGuard::enter(self.py, c" while calling a boltcodec pack hook")?;
+        f.call1((obj,))
     }
 
     /// The driver's order of checks for everything that is not an exact built-in type.
     #[inline(never)]
-    fn pack_other(&mut self, obj: &Bound<'py, PyAny>, depth: u32) -> PyResult<()> {
+    fn other(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
         let py = self.py;
         let is_in = |values: &Bound<'py, PyTuple>| values.iter().any(|v| obj.is(&v));
         let t = self.types()?;
@@ -363,10 +568,10 @@ impl<'py> Packer<'py, '_> {
             return self.enc.write_bytes(input.as_slice()).map_err(overflow_for);
         }
         if obj.is_instance(t.sequence_types.as_any())? {
-            return self.pack_sequence(obj, depth);
+            return self.open_sequence(obj);
         }
         if obj.is_instance(t.mapping_types.as_any())? {
-            return self.pack_mapping(obj, depth);
+            return self.open_mapping(obj);
         }
         let uuid_cls = UUID_CLASS.import(py, "uuid", "UUID")?;
         let is_uuid = obj.is_instance(uuid_cls.as_any())?;
@@ -386,17 +591,16 @@ impl<'py> Packer<'py, '_> {
                         if f.is_none() {
                             None
                         } else {
-                            Some(f.call1((obj,))?)
+                            Some(self.call_hook(&f, obj)?)
                         }
                     } else {
                         None
                     }
                 }
-                Flavour::Own => Some(hook.call1((obj,))?),
+                Flavour::Own => Some(self.call_hook(hook, obj)?),
             };
             if let Some(value) = transformed {
-                let depth = self.enter(depth)?;
-                return self.pack(&value, depth);
+                return self.push(Frame::Hooked(Some(value)));
             }
         }
         let hint = match (is_uuid, self.cfg.flavour) {
@@ -442,6 +646,8 @@ pub(crate) fn pack<'py>(
         cfg,
         enc: Encoder::with_options(Vec::with_capacity(64), opts),
         types: None,
+        base: 0,
+        stack: Vec::new(),
     };
     p.pack(obj, 0)?;
     Ok(PyBytes::new(py, p.enc.get_ref()))

@@ -12,7 +12,8 @@
 //!   export is held, so the object cannot be resized or freed underneath the decoder.
 #![allow(unsafe_code)]
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
+use std::marker::PhantomData;
 use std::os::raw::c_char;
 
 use pyo3::ffi;
@@ -308,5 +309,121 @@ impl<'py> Input<'py> {
                 unsafe { std::slice::from_raw_parts(buf.view.buf.cast::<u8>(), len) }
             }
         }
+    }
+}
+
+/// How much native stack must be left to call a hook: room for the hook's Python frames,
+/// one more boltcodec call (whose own work never recurses) and raising the error.
+pub(crate) const STACK_MARGIN: usize = 64 * 1024;
+
+/// A pthread attribute object, opaque here: larger and more aligned than glibc's or
+/// musl's `pthread_attr_t` on every Linux target (56 or 64 bytes).
+#[cfg(target_os = "linux")]
+#[repr(C, align(16))]
+struct PthreadAttr([u8; 256]);
+
+#[cfg(target_os = "linux")]
+extern "C" {
+    // POSIX / glibc and musl (`pthread_t` is an unsigned long or a pointer: one word).
+    fn pthread_self() -> usize;
+    fn pthread_getattr_np(thread: usize, attr: *mut PthreadAttr) -> std::os::raw::c_int;
+    fn pthread_attr_getstack(
+        attr: *const PthreadAttr,
+        stackaddr: *mut *mut c_void,
+        stacksize: *mut usize,
+    ) -> std::os::raw::c_int;
+    fn pthread_attr_destroy(attr: *mut PthreadAttr) -> std::os::raw::c_int;
+}
+
+/// The lowest address of the current thread's stack, or 0 if it cannot be known.
+#[cfg(target_os = "linux")]
+fn stack_low_end() -> usize {
+    let mut attr = PthreadAttr([0; 256]);
+    let mut addr: *mut c_void = std::ptr::null_mut();
+    let mut size: usize = 0;
+    // SAFETY: `attr` is writable memory larger and more aligned than the C library's
+    // pthread_attr_t; pthread_getattr_np initializes it for the calling thread (which
+    // pthread_self names) and, when that succeeds, pthread_attr_getstack writes the
+    // stack's lowest address and size to the two out-pointers, and pthread_attr_destroy
+    // releases what pthread_getattr_np allocated. No pointer is kept.
+    unsafe {
+        if pthread_getattr_np(pthread_self(), &mut attr) != 0 {
+            return 0;
+        }
+        let ok = pthread_attr_getstack(&attr, &mut addr, &mut size) == 0;
+        pthread_attr_destroy(&mut attr);
+        if ok && size > 0 {
+            addr as usize
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stack_low_end() -> usize {
+    0
+}
+
+thread_local! {
+    /// This thread's [`stack_low_end`], once known (`usize::MAX`: not asked yet).
+    static STACK_LOW_END: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+}
+
+/// How many bytes of native stack the current thread has left below this call, if the
+/// platform says where its stack ends (Linux; elsewhere `None`, and only Python's
+/// recursion limit applies). Stacks grow downwards on every target Python wheels exist for.
+pub(crate) fn stack_left() -> Option<usize> {
+    let low = STACK_LOW_END.with(|cell| {
+        if cell.get() == usize::MAX {
+            cell.set(stack_low_end());
+        }
+        cell.get()
+    });
+    let marker = 0u8;
+    let here = std::ptr::addr_of!(marker) as usize;
+    (low != 0).then(|| here.saturating_sub(low))
+}
+
+/// One level of Python's recursion limit, taken with `Py_EnterRecursiveCall` and given
+/// back when dropped, after checking that the thread has [`STACK_MARGIN`] of native stack
+/// left.
+///
+/// Taken around every call into a user hook, so that a hook that calls boltcodec again,
+/// which calls the hook again, and so on, raises `RecursionError` after at most
+/// `sys.getrecursionlimit()` levels, or when the thread's real stack runs low (a thread
+/// started with a small `threading.stack_size`), instead of overflowing the stack.
+pub(crate) struct RecursionGuard<'py> {
+    /// Ties the guard to the thread and the attached thread state that took it.
+    _py: PhantomData<(Python<'py>, *const ())>,
+}
+
+impl<'py> RecursionGuard<'py> {
+    /// Takes one level, or fails with the `RecursionError` Python raises at its limit;
+    /// `context` is appended to the error message (" while calling …").
+    pub(crate) fn enter(py: Python<'py>, context: &'static CStr) -> PyResult<Self> {
+        if stack_left().is_some_and(|left| left < STACK_MARGIN) {
+            return Err(pyo3::exceptions::PyRecursionError::new_err(format!(
+                "boltcodec: less than {} KiB of this thread's stack left{}",
+                STACK_MARGIN / 1024,
+                context.to_string_lossy()
+            )));
+        }
+        // SAFETY: `py` proves this thread has an attached thread state, which
+        // Py_EnterRecursiveCall needs; `context` is a NUL-terminated string that lives for
+        // the whole program. On failure it has set RecursionError, which we fetch.
+        if unsafe { ffi::Py_EnterRecursiveCall(context.as_ptr()) } != 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(RecursionGuard { _py: PhantomData })
+    }
+}
+
+impl Drop for RecursionGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: paired with the successful Py_EnterRecursiveCall of `enter`, on the same
+        // thread (the guard is neither Send nor Sync) with its thread state still attached
+        // (the guard cannot outlive the `Python<'py>` it was made with).
+        unsafe { ffi::Py_LeaveRecursiveCall() };
     }
 }
