@@ -416,6 +416,80 @@ async function runInterleaved ({ ops, seed, log = null }) {
     }
   }
 
+  /**
+   * `pack` of objects whose getters answer differently at each read (and may pack and
+   * unpack re-entrantly), `Map`s whose iterator does too, and a dehydrate hook that may
+   * throw: what comes back must be what the first (and only) read gave.
+   */
+  function opPack () {
+    const throwing = r() < 0.2
+    let poisoned = false
+    function flaky (d) {
+      const v = gen(d)
+      if (v === null || typeof v !== 'object' || v instanceof Uint8Array || v instanceof Structure) return { value: v, first: v }
+      if (Array.isArray(v)) {
+        const items = v.map(() => flaky(d + 1))
+        return { value: items.map((x) => x.value), first: items.map((x) => x.first) }
+      }
+      const first = {}
+      const o = {}
+      const asMap = r() < 0.3
+      const entries = Object.keys(v).map((k) => [k, flaky(d + 1)])
+      for (const [k, x] of entries) {
+        let reads = 0
+        if (asMap) continue
+        Object.defineProperty(o, k, {
+          enumerable: true,
+          get: () => {
+            if (reads++ > 0) return r() < 0.5 ? undefined : 'changed'
+            if (r() < 0.1) {
+              // A getter that packs and unpacks re-entrantly.
+              const inner = gen(3)
+              same(unpack(pack(inner)), expect(inner, { int: 'number', hook: 'none' }))
+            }
+            return x.value
+          }
+        })
+        if (x.first !== undefined) first[k] = x.first
+      }
+      if (asMap) {
+        let calls = 0
+        const m = new (class extends Map {
+          * [Symbol.iterator] () {
+            if (calls++ > 0) yield ['changed', 1.5]
+            for (const [k, x] of entries) yield [k, x.value]
+          }
+        })()
+        for (const [k, x] of entries) if (x.first !== undefined) first[k] = x.first
+        return { value: m, first }
+      }
+      return { value: o, first }
+    }
+    const { value, first } = flaky(0)
+    const opts = throwing
+      ? {
+          dehydrate: (x) => {
+            if (r() < 0.05) {
+              poisoned = true
+              throw new PoisonError('dehydrate')
+            }
+            return x
+          }
+        }
+      : undefined
+    let bytes
+    try {
+      bytes = Buffer.from(pack(value, opts))
+    } catch (e) {
+      if (!(e instanceof PoisonError) || !poisoned) throw e
+      stats.hookThrows++
+      stats.badChecked++
+      return
+    }
+    same(unpack(bytes), expect(first, { int: 'number', hook: 'none' }))
+    stats.checked++
+  }
+
   const savedSlices = { ...decode.asyncSlices }
   decode.asyncSlices.ms = 0
   decode.asyncSlices.messages = 1
@@ -429,7 +503,8 @@ async function runInterleaved ({ ops, seed, log = null }) {
       else if (op < 68) opStreamPush(pick(streams), r() < 0.3)
       else if (op < 88) opStreamNext(pick(streams))
       else if (op < 92) opAsync()
-      else if (op < 97) await new Promise(setImmediate)
+      else if (op < 95) opPack()
+      else if (op < 98) await new Promise(setImmediate)
       else {
         // Replace a stream (its unread messages go with it).
         const at = int(streams.length)
