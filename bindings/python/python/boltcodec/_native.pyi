@@ -4,11 +4,16 @@ from collections.abc import Buffer, Callable, Iterator, Mapping
 from typing import Any, SupportsIndex, final
 
 class DecodeError(ValueError):
-    """Input that is not valid PackStream (or not a valid Bolt message)."""
+    """Input that is not valid PackStream (or not a valid Bolt message).
+
+    From ``Dechunker.feed_messages``, ``offset`` counts from the start of the failed
+    message and ``message_offset`` is the stream offset of its first chunk header.
+    """
 
     kind: str
     offset: int
     expected: str
+    message_offset: int
 
 class DechunkError(DecodeError):
     """A malformed or over-limit Bolt chunk stream."""
@@ -37,7 +42,16 @@ class Structure:
 
 @final
 class Dechunker:
-    """A push parser for the Bolt chunk stream."""
+    """A push parser for the Bolt chunk stream.
+
+    When one message fails (invalid PackStream, or ``struct_hook`` raised), no other is
+    lost: the call returns the messages before it, the next call raises its error, and
+    the call after that goes on with the message that follows it (a call whose first
+    message fails raises at once). Bytes given to a call are always kept, even when it
+    raises. ``pending`` counts what waits; ``feed_messages(b"")`` takes it out. A hook
+    may use other Dechunkers, ``packb`` and ``unpackb``; calling the Dechunker that is
+    running the hook raises ``RuntimeError`` and changes nothing.
+    """
 
     def __new__(
         cls,
@@ -48,16 +62,25 @@ class Dechunker:
         max_depth: int = 1024,
     ) -> Dechunker: ...
     def feed(self, data: Buffer) -> list[bytes]:
-        """Feed bytes; return every message they complete, as ``bytes``."""
+        """Feed bytes; return every complete message (queued ones first), as ``bytes``.
+
+        Raises the waiting error of a failed ``feed_messages`` first, if any.
+        """
     def feed_messages(
         self, data: Buffer, *, struct_hook: Callable[[Structure], Any] | None = None
     ) -> list[tuple[int, list[Any]]]:
-        """Feed bytes; return every message they complete, decoded: ``(tag, fields)``."""
+        """Feed bytes; return every complete message, decoded: ``(tag, fields)``.
+
+        If a message fails, return the ones before it; the next call raises its error.
+        """
     def end_of_stream(self) -> None:
-        """Raise ``DechunkError`` if the stream stopped inside a message."""
+        """Raise a waiting error, or ``DechunkError`` if the stream stopped mid-message."""
     @property
     def at_boundary(self) -> bool:
-        """Whether the stream is between messages."""
+        """Whether the stream is between messages, with nothing queued."""
+    @property
+    def pending(self) -> int:
+        """How many messages (and waiting errors) the next call delivers first."""
     @property
     def noop_count(self) -> int:
         """How many NOOPs were skipped."""
@@ -65,7 +88,7 @@ class Dechunker:
     def stream_offset(self) -> int:
         """How many bytes were fed in total."""
     def reset(self) -> None:
-        """Forget all state, as for a new connection."""
+        """Forget all state (queued messages and errors too), as for a new connection."""
 
 @final
 class MessageReader:
@@ -77,7 +100,11 @@ class MessageReader:
     def pop(
         self, hydration_hooks: Mapping[type, Callable[[Any], Any]] | None = None
     ) -> tuple[bytes, list[Any]] | None:
-        """Return the next message (consecutive RECORDs merged), or ``None``."""
+        """Return the next message (consecutive RECORDs merged), or ``None``.
+
+        A failed message raises once (after the RECORDs merged before it were returned);
+        the next call goes on with the message after it.
+        """
     @property
     def noop_count(self) -> int:
         """How many NOOPs were skipped."""
@@ -93,7 +120,11 @@ def packb(
     uuid: bool = False,
     max_depth: int = 1024,
 ) -> bytes:
-    """Encode ``obj`` as PackStream ``bytes``."""
+    """Encode ``obj`` as PackStream ``bytes``.
+
+    Any ``max_depth`` is safe for the native stack; a ``default`` that calls ``packb``
+    again without end raises ``RecursionError``.
+    """
 
 def unpackb(
     data: Buffer,
