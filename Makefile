@@ -30,7 +30,7 @@ lint:
 	$(CARGO) clippy -p boltcodec-packstream --all-targets -- -D warnings
 
 test-rust:
-	$(CARGO) test -p boltcodec-packstream -p boltcodec-bolt -p boltcodec-inspect -p boltcodec-alloc-count -p boltcodec-arrow --all-features
+	$(CARGO) test -p boltcodec-packstream -p boltcodec-bolt -p boltcodec-inspect -p boltcodec-alloc-count -p boltcodec-test-support -p boltcodec-arrow --all-features
 
 # Real Neo4j servers (5.26, and 2026.x when a Java 21+ JDK is present), started and
 # stopped by the script: every Bolt version offered one at a time, WebSocket, the example.

@@ -3,25 +3,14 @@
 //! (per feed and in batches) and the chunker, and checks every byte against the capture.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bolt::chunk::{Chunker, Dechunker};
 use bolt::handshake::{
     ClientConfig, ClientHandshake, ClientHello, ServerConfig, ServerHandshake, Status, Step,
 };
 use bolt::BoltVersion;
-
-fn captures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/captures")
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
+use test_support::{capture_files, captures_dir, hex};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Dir {
@@ -211,17 +200,6 @@ fn check_stream(name: &str, reads: &[Vec<u8>], base: u64, expected: &[Msg], noop
     }
 }
 
-fn visit(dir: &Path, files: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).expect("read captures dir") {
-        let path = entry.expect("dir entry").path();
-        if path.is_dir() {
-            visit(&path, files);
-        } else if path.extension().is_some_and(|e| e == "txt") {
-            files.push(path);
-        }
-    }
-}
-
 #[test]
 fn replay_captures() {
     let dir = captures_dir();
@@ -229,9 +207,7 @@ fn replay_captures() {
         dir.is_dir(),
         "the capture files are expected in tests/captures at the repository root"
     );
-    let mut files = Vec::new();
-    visit(&dir, &mut files);
-    files.sort();
+    let files = capture_files();
     assert!(!files.is_empty(), "no capture files found");
     for path in &files {
         let name = path

@@ -6,7 +6,7 @@
 use bolt::structs::DisplayValue;
 use packstream::ValueRef;
 
-use alloc_count::{packstream_bound as bound, peak_during};
+use test_support::{packstream_bound as bound, peak_during};
 
 /// `depth` structures of an unknown tag, each the only field of the one around it,
 /// around a list of `width` integers.
@@ -542,20 +542,7 @@ fn generated_messages_encode_and_decode_back_in_every_version() {
 /// message is incomplete PackStream), never a panic, never a message that decodes.
 #[test]
 fn captured_messages_cut_at_every_byte_fail_cleanly() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/captures");
-    let mut files = Vec::new();
-    let mut dirs = vec![std::path::PathBuf::from(root)];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("captures").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "txt") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = test_support::capture_files();
     let mut cuts = 0usize;
     for f in files.iter().step_by(5) {
         let version = match f

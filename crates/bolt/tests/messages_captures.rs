@@ -4,24 +4,13 @@
 //! fields, replays the server's stream through the batch API, and checks some content.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use bolt::chunk::Dechunker;
 use bolt::message::{Begin, Hello, Logon, MessageCodec, Pull, Request, Response};
 use bolt::BoltVersion;
 use packstream::ValueRef;
-
-fn captures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/captures")
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
+use test_support::{capture_files, hex};
 
 #[derive(Debug)]
 struct Msg {
@@ -92,23 +81,6 @@ fn version_of(path: &Path, capture: &Capture) -> BoltVersion {
         path.display()
     );
     version.with_utc_patch(dir == "bolt-4.4")
-}
-
-fn capture_files() -> Vec<PathBuf> {
-    fn visit(dir: &Path, files: &mut Vec<PathBuf>) {
-        for entry in fs::read_dir(dir).expect("read captures dir") {
-            let path = entry.expect("dir entry").path();
-            if path.is_dir() {
-                visit(&path, files);
-            } else if path.extension().is_some_and(|e| e == "txt") {
-                files.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    visit(&captures_dir(), &mut files);
-    files.sort();
-    files
 }
 
 #[derive(Default)]

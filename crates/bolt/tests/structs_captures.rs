@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::{Path as FsPath, PathBuf};
+use std::path::Path as FsPath;
 
 use bolt::structs::{
     BoltStruct, Date, DateTime, EncodeStruct, LocalDateTime, LocalTime, StructKind, Vector,
@@ -19,38 +19,7 @@ use bolt::structs::{
 };
 use bolt::BoltVersion;
 use packstream::{DecodeOptions, Decoder, StructRef, Token, ValueRef};
-
-fn captures_dir() -> PathBuf {
-    FsPath::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/captures")
-}
-
-fn capture_files() -> Vec<PathBuf> {
-    fn walk(dir: &FsPath, out: &mut Vec<PathBuf>) {
-        let mut entries: Vec<_> = fs::read_dir(dir)
-            .expect("read captures dir")
-            .map(|e| e.expect("dir entry").path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "txt") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&captures_dir(), &mut out);
-    out
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
+use test_support::{capture_files, hex};
 
 struct Msg {
     from_server: bool,

@@ -11,12 +11,6 @@ use bolt::structs::{
 use bolt::BoltVersion;
 use packstream::{DecodeOptions, Encoder, StructRef, Structure, Value, ValueRef};
 
-fn hex(s: &str) -> Vec<u8> {
-    s.split_whitespace()
-        .map(|b| u8::from_str_radix(b, 16).expect("hex"))
-        .collect()
-}
-
 fn read(bytes: &[u8], v: BoltVersion) -> BoltStruct<'_> {
     let value = ValueRef::decode_exact_with(bytes, &DecodeOptions::default().with_uuid(true))
         .expect("decodes");
@@ -38,6 +32,7 @@ fn reason(s: &StructRef<'_>, v: BoltVersion) -> BrokenReason {
     }
 }
 
+use test_support::hex;
 use ValueRef::{Bytes, Float, Int, List, Map, Null, String as Str};
 
 const UTC44: BoltVersion = BoltVersion::V4_4.with_utc_patch(true);

@@ -2,26 +2,8 @@
 //! named and rendered, none is undecodable, and the counts match the capture's own
 //! message list.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn captures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/captures");
-    let mut files = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("captures directory") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "txt") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
+use test_support::capture_files as captures;
 
 #[test]
 fn every_capture_decodes_completely() {

@@ -2,34 +2,8 @@
 //! `tests/captures` decodes; every client message (written by the official Python driver)
 //! re-encodes byte for byte.
 
-use std::path::{Path, PathBuf};
-
 use packstream::{DecodeOptions, ValueRef};
-
-fn capture_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/captures");
-    let mut files = Vec::new();
-    let mut dirs = vec![root];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("captures directory") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "txt") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
+use test_support::{capture_files, hex};
 
 #[test]
 fn every_captured_message_decodes_and_client_messages_reencode() {
@@ -47,8 +21,8 @@ fn every_captured_message_decodes_and_client_messages_reencode() {
         let opts = DecodeOptions::default().with_uuid(v61);
         for line in text.lines().filter(|l| l.starts_with("MSG ")) {
             let cols: Vec<&str> = line.split_whitespace().collect();
-            let (dir, name, hex) = (cols[1], cols[3], cols[6]);
-            let bytes = unhex(hex);
+            let (dir, name, digits) = (cols[1], cols[3], cols[6]);
+            let bytes = hex(digits);
             let value = ValueRef::decode_exact_with(&bytes, &opts)
                 .unwrap_or_else(|e| panic!("{}: {dir} {name}: {e}", file.display()));
             assert!(

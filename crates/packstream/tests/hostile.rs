@@ -9,7 +9,8 @@ use packstream::{
     DecodeLimits, DecodeOptions, Decoder, Error, ErrorKind, Structure, Value, ValueRef,
 };
 
-use alloc_count::{packstream_bound as bound, peak_during};
+use test_support::hex;
+use test_support::{packstream_bound as bound, peak_during};
 
 fn opts(uuid: bool, legacy: bool) -> DecodeOptions {
     DecodeOptions::default()
@@ -230,13 +231,6 @@ struct Vector {
     name: String,
     bytes: Vec<u8>,
     opts: DecodeOptions,
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
 }
 
 fn vectors(groups: &[&str]) -> Vec<Vector> {

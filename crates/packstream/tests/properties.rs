@@ -4,7 +4,7 @@
 use packstream::{DecodeOptions, Decoder, EncodeOptions, Encoder, Structure, Value, ValueRef};
 use proptest::prelude::*;
 
-use alloc_count::{packstream_bound as bound, peak_during};
+use test_support::{packstream_bound as bound, peak_during};
 
 fn arb_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![

@@ -1,15 +1,8 @@
 //! Unit tests of the handshake: wire pieces, varints and both state machines.
 
 use super::*;
+use test_support::hex;
 use BoltVersion as V;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 /// Feeds `input` one byte at a time; returns the final step and the index of the byte
 /// that completed it.

@@ -336,12 +336,5 @@ fn framed<S: FrameSink>(
 #[cfg(test)]
 mod testing {
     /// Bytes from hex written as in docs/protocol.md (`"B1 3F A1 81 6E FF"`).
-    pub(crate) fn hex(s: &str) -> Vec<u8> {
-        let digits: Vec<u8> = s.bytes().filter(u8::is_ascii_hexdigit).collect();
-        assert!(digits.len() % 2 == 0, "odd hex length in {s:?}");
-        digits
-            .chunks(2)
-            .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
-            .collect()
-    }
+    pub(crate) use test_support::hex;
 }
