@@ -6,8 +6,8 @@ use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Field, Schema, SchemaRef};
 use bolt::message::{MessageError, Record};
 use bolt::BoltVersion;
-use packstream::ValueRef;
 
+use crate::acc::Acc;
 use crate::build::{AppendError, Builder, Cx};
 use crate::ty;
 use crate::Error;
@@ -126,8 +126,7 @@ impl ArrowDecoder {
         let nrows = records.len();
 
         // 1. Every field of every record, by column. Errors here are about the bytes.
-        let mut columns: Vec<Vec<ValueRef<'_>>> =
-            (0..ncols).map(|_| Vec::with_capacity(nrows)).collect();
+        let mut columns: Vec<Acc<'_>> = (0..ncols).map(|_| Acc::Nulls(0)).collect();
         for (i, record) in records.iter().enumerate() {
             if record.len() != ncols {
                 return Err(Error::FieldCount {
@@ -145,13 +144,16 @@ impl ArrowDecoder {
             match record.decoder() {
                 Some(mut dec) => {
                     for column in &mut columns {
-                        column.push(dec.read_value_ref().map_err(|e| bad(e.into()))?);
+                        column
+                            .read_field(&mut dec, nrows)
+                            .map_err(|e| bad(e.into()))?;
                     }
                     dec.finish().map_err(|e| bad(e.into()))?;
                 }
                 None => {
+                    // A record built from values (not decoded): the general path.
                     for (column, v) in columns.iter_mut().zip(record.fields().map_err(bad)?) {
-                        column.push(v);
+                        column.push_value(v);
                     }
                 }
             }
@@ -163,19 +165,40 @@ impl ArrowDecoder {
             None => Arc::new(Schema::new(
                 self.names
                     .iter()
-                    .zip(&columns)
-                    .map(|(name, values)| {
-                        let t = ty::infer_all(values, self.version, 0);
-                        Field::new(name, ty::to_arrow(&t), true)
+                    .zip(&mut columns)
+                    .map(|(name, acc)| {
+                        let dt = match acc.simple_type() {
+                            Some(dt) => dt,
+                            None => {
+                                let values = std::mem::replace(acc, Acc::Nulls(0)).into_values(0);
+                                let dt = ty::to_arrow(&ty::infer_all(&values, self.version, 0));
+                                *acc = Acc::Any(values);
+                                dt
+                            }
+                        };
+                        Field::new(name, dt, true)
                     })
                     .collect::<Vec<_>>(),
             )),
         };
 
-        // 3. The arrays, in fresh builders.
+        // 3. The arrays: scalars straight from their vectors, the rest through fresh
+        //    builders.
         let mut cx = Cx::new(self.version);
         let mut arrays = Vec::with_capacity(ncols);
-        for (j, (field, values)) in schema.fields().iter().zip(&columns).enumerate() {
+        for (j, (field, acc)) in schema.fields().iter().zip(columns).enumerate() {
+            let too_large = |record| Error::TooLarge {
+                record,
+                column: field.name().clone(),
+            };
+            let acc = match acc.finish_simple(field.data_type()).map_err(too_large)? {
+                Ok(array) => {
+                    arrays.push(array);
+                    continue;
+                }
+                Err(acc) => acc,
+            };
+            let values = acc.into_values(0);
             let mut b = Builder::new(field.data_type(), nrows).map_err(|what| {
                 Error::Schema(format!(
                     "column `{}`: unsupported type {what}",
@@ -193,16 +216,12 @@ impl ArrowDecoder {
                             expected: field.data_type().clone(),
                             found,
                         },
-                        AppendError::TooLarge => Error::TooLarge {
-                            record: i,
-                            column: field.name().clone(),
-                        },
+                        AppendError::TooLarge => too_large(i),
                     });
                 }
             }
             arrays.push(b.finish()?);
         }
-        drop(columns);
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),
             arrays,

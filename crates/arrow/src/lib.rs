@@ -105,6 +105,7 @@
 //! (inside the message, and in the stream when known); a batch builds into fresh Arrow
 //! builders, so an error leaves nothing half-written. No input panics.
 
+mod acc;
 mod build;
 mod convert;
 mod decoder;
