@@ -63,6 +63,10 @@ impl Structure {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        // Nested structures recurse through here: bounded by Python's recursion limit and
+        // the thread's real stack, as lists are.
+        let _level =
+            crate::ffi::RecursionGuard::enter(py, c" while getting the repr of a Structure")?;
         let mut out = String::from("Structure(");
         out.push_str(&self.tag.bind(py).repr()?.to_cow()?);
         for field in self.fields.bind(py).iter() {
@@ -80,7 +84,12 @@ impl Structure {
         op: CompareOp,
     ) -> PyResult<Py<PyAny>> {
         let eq = match op {
-            CompareOp::Eq | CompareOp::Ne => self.equals(py, other)?,
+            CompareOp::Eq | CompareOp::Ne => {
+                // Comparing nested structures recurses through here (see `__repr__`).
+                let _level =
+                    crate::ffi::RecursionGuard::enter(py, c" in comparison of Structures")?;
+                self.equals(py, other)?
+            }
             _ => return Ok(py.NotImplemented()),
         };
         Ok(match eq {

@@ -539,3 +539,31 @@ def test_a_hook_that_shrinks_a_list_being_packed_is_reported_at_any_depth(depth:
         value = {"k": value}
     with pytest.raises(RuntimeError, match="dictionary changed size during packing"):
         boltcodec.packb(value, default=default_grow)
+
+
+def test_repr_and_eq_of_deep_structures_in_a_256k_thread_overflowed_the_stack() -> None:
+    out = run_isolated(
+        """
+        chain = b"\\xb1S" * 1000 + b"\\x01"
+        a, b = unpackb(chain), unpackb(chain)
+        print(in_small_thread(lambda: repr(a))[:2])
+        print(in_small_thread(lambda: a == b)[:2])
+        print(in_small_thread(lambda: a != b)[:2])
+        shallow = unpackb(b"\\xb1S" * 20 + b"\\x01")
+        again = unpackb(b"\\xb1S" * 20 + b"\\x01")
+        print(in_small_thread(lambda: (repr(shallow).count("Structure("), shallow == again)))
+        # A million nested structures are freed without overflowing a small stack either.
+        def free_deep():
+            deep = unpackb(b"\\xb1S" * 1_000_000 + b"\\x01", max_depth=1_000_000)
+            del deep
+            return "freed"
+        print(in_small_thread(free_deep))
+        """
+    )
+    assert out.splitlines() == [
+        "('raised', 'RecursionError')",
+        "('raised', 'RecursionError')",
+        "('raised', 'RecursionError')",
+        "('ok', (20, True))",
+        "('ok', 'freed')",
+    ]
