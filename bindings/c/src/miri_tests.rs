@@ -1343,6 +1343,118 @@ fn deep_nesting_of_two_thousand_levels() {
     }
 }
 
+/// Regression (issue 13): with a raised `max_depth`, a RECORD a server sent nested 50,000
+/// deep overflowed the stack in `bc_connection_receive` (recursive conversion to owned
+/// values in the core), `bc_value_format` at 20,000 levels and `bc_value_as_node` at
+/// 100,000 (recursive clone). Here a million levels pass through each, on a thread with
+/// a 256 KiB stack. Not under Miri (far too slow there); the C suite
+/// `tests/test_deep.c` covers every other entry point.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn server_record_nested_deep_overflowed_the_stack_in_receive_format_and_views() {
+    const DEPTH: usize = 1_000_000;
+    let run = || {
+        // SAFETY: handles created and freed here; values read while valid; inputs
+        // outlive them.
+        unsafe {
+            // bc_value_format and bc_value_as_node: a node whose property is DEPTH deep.
+            let d = decoder(0);
+            let mut lim = fill(|p| bc_decode_limits_default(p));
+            lim.max_depth = DEPTH as u32 + 8;
+            ok!(bc_decoder_set_limits(d, &lim));
+            let mut bytes = hx("B3 4E 07 91 81 4C A1 81 70");
+            bytes.extend(std::iter::repeat_n(0x91, DEPTH));
+            bytes.push(0x01);
+            let v = decode(d, &bytes);
+            let node: bc_node = fill(|p| bc_value_as_node(v, V44, p));
+            assert_eq!(node.id, 7);
+            let mut needed = 0usize;
+            st!(
+                bc_value_format(v, &V44, null_mut(), 0, &mut needed),
+                BC_ERR_BUFFER_TOO_SMALL
+            );
+            let mut text = vec![0 as c_char; needed];
+            ok!(bc_value_format(
+                v,
+                &V44,
+                text.as_mut_ptr(),
+                needed,
+                &mut needed
+            ));
+            let text = CStr::from_ptr(text.as_ptr()).to_str().expect("UTF-8");
+            assert_eq!(text.matches('[').count(), DEPTH, "one [ per level");
+            assert!(text.starts_with("(:L {p: [[[") && text.ends_with("]]]})"));
+            bc_decoder_free(d);
+
+            // bc_connection_receive and bc_connection_poll_event: the RECORD itself.
+            let mut cfg = fill(|p| bc_connection_config_default(p));
+            cfg.flags = BC_HANDSHAKE_LEGACY;
+            cfg.supported = &V44;
+            cfg.supported_len = 1;
+            cfg.decode_limits.max_depth = DEPTH as u32 + 8;
+            let c = fill(|p| bc_connection_new(&cfg, p));
+            let (mut p, mut n): (*const u8, usize) = (null(), 0);
+            ok!(bc_connection_output(c, &mut p, &mut n));
+            ok!(bc_connection_consume_output(c, n));
+            ok!(bc_connection_receive(c, [0, 0, 4, 4].as_ptr(), 4));
+            ok!(bc_connection_send_hello(c, cs("t"), 1, null(), 0));
+            ok!(bc_connection_send_run(
+                c,
+                cs("RETURN 1"),
+                8,
+                null(),
+                0,
+                null(),
+                0
+            ));
+            ok!(bc_connection_send_pull(c, -1, -1));
+            let mut record = hx("B1 71 91");
+            record.extend(std::iter::repeat_n(0x91, DEPTH));
+            record.push(0x01);
+            let mut stream = hx("00 03 B1 70 A0 00 00 00 03 B1 70 A0 00 00");
+            for chunk in record.chunks(65535) {
+                stream.extend_from_slice(&(chunk.len() as u16).to_be_bytes());
+                stream.extend_from_slice(chunk);
+            }
+            stream.extend_from_slice(&hx("00 00 00 03 B1 70 A0 00 00"));
+            ok!(bc_connection_receive(c, stream.as_ptr(), stream.len()));
+            let mut kinds = Vec::new();
+            for _ in 0..5 {
+                let ev: bc_event = fill(|p| bc_connection_poll_event(c, p));
+                kinds.push(ev.kind);
+                if ev.kind == BC_EVENT_RECORD {
+                    // The fields: one list DEPTH levels deep around the integer 1.
+                    let mut v = item(ev.value, 0);
+                    let mut levels = 0;
+                    while (*v).kind == BC_TYPE_LIST && (*v).len == 1 {
+                        v = item(v, 0);
+                        levels += 1;
+                    }
+                    assert_eq!((levels, int_of(v)), (DEPTH, 1));
+                }
+            }
+            let success = BC_EVENT_SUCCESS;
+            assert_eq!(
+                kinds,
+                [
+                    BC_EVENT_NEGOTIATED,
+                    success,
+                    success,
+                    BC_EVENT_RECORD,
+                    success
+                ]
+            );
+            bc_connection_free(c);
+        }
+    };
+    std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(run)
+        .expect("a thread")
+        .join()
+        .expect("no stack overflow, no failed check");
+}
+
 /// Pseudo-random bytes: any status is fine; what decodes must re-encode to bytes that
 /// decode and re-encode to themselves.
 #[test]
