@@ -619,6 +619,22 @@ pub struct ParseVersionError {
     input: String,
 }
 
+packstream::error_kinds! {
+    ParseVersionError;
+    own {
+        ParseVersionError { .. } => "invalid_version_string",
+    }
+    wrapped {}
+}
+
+impl ParseVersionError {
+    /// Always `None`: the whole string is at fault.
+    #[must_use]
+    pub const fn offset(&self) -> Option<u64> {
+        None
+    }
+}
+
 impl FromStr for BoltVersion {
     type Err = ParseVersionError;
 

@@ -13,6 +13,7 @@ use bolt::message::{
     BatchError, MessageCodec, MessageEncodeError, MessageError, Request, Response,
 };
 use bolt::structs::{StructEncodeError, StructKind};
+use bolt::version::ParseVersionError;
 use bolt::ws::{
     ClientUpgrade, EncodeError as WsEncodeError, FrameError, StreamError, UpgradeError, WsEncoder,
     WsStream,
@@ -70,6 +71,7 @@ fn declared_kinds() -> Vec<(&'static str, &'static [&'static str])> {
         ("ws::EncodeError", WsEncodeError::KINDS),
         ("ws::StreamError", StreamError::KINDS),
         ("ws::UpgradeError", UpgradeError::KINDS),
+        ("ParseVersionError", ParseVersionError::KINDS),
     ]
 }
 
@@ -290,6 +292,13 @@ fn connection_errors_keep_the_wrapped_kind() {
     };
     check(&e, "field_count", Some(40));
     check(&ConnectionError::Defunct, "defunct", None);
+}
+
+#[test]
+fn a_malformed_version_string_has_its_own_kind() {
+    let e = "5.x".parse::<BoltVersion>().unwrap_err();
+    assert_eq!((e.kind(), e.offset()), ("invalid_version_string", None));
+    check(&e, "invalid_version_string", None);
 }
 
 #[test]

@@ -76,8 +76,16 @@
 //!
 //! ## serde
 //!
-//! With the `serde` feature, [`to_vec`] and [`from_slice`] map Rust types to PackStream; see
-//! the [`serde`](crate::serde) module for the mapping table.
+#![cfg_attr(
+    feature = "serde",
+    doc = "With the `serde` feature, [`to_vec`] and [`from_slice`] map Rust types to \
+           PackStream; see the [`serde`](crate::serde) module for the mapping table."
+)]
+#![cfg_attr(
+    not(feature = "serde"),
+    doc = "With the `serde` feature, `to_vec` and `from_slice` map Rust types to \
+           PackStream; see the `serde` module for the mapping table."
+)]
 #![forbid(unsafe_code)]
 #![cfg_attr(
     not(test),
