@@ -50,8 +50,9 @@ struct Span {
     offset: u64,
 }
 
-/// The queue buffer keeps at most this much capacity once it is empty, so one huge batch
-/// does not pin its memory for the life of the stream.
+/// The queue buffer, and the dechunker's between messages, keep at most this much
+/// capacity, so one huge message or batch does not pin its memory for the life of the
+/// stream.
 const KEEP_CAPACITY: usize = 256 * 1024;
 
 /// The messages of one stream that were framed but not delivered yet, and the error of a
@@ -90,7 +91,15 @@ impl Queue {
             });
             self.raw.extend_from_slice(m.bytes());
         }
-        batch.error().cloned()
+        let error = batch.error().cloned();
+        drop(batch);
+        // Every complete message is copied out: between messages, give back what a rare
+        // huge message made the dechunker's buffer grow to. (Never in the middle of one,
+        // which would copy its partial bytes again at every feed.)
+        if dechunker.is_at_boundary() && dechunker.buffer_capacity() > KEEP_CAPACITY {
+            dechunker.shrink_buffer_to(KEEP_CAPACITY);
+        }
+        error
     }
 
     /// The bytes of a span taken off this queue.
@@ -286,6 +295,12 @@ impl PyDechunker {
     #[getter]
     fn noop_count(&self) -> u64 {
         self.inner.noop_count()
+    }
+
+    /// Bytes of buffer memory this Dechunker holds (internal: for the memory tests).
+    #[getter]
+    fn _buffer_capacity(&self) -> usize {
+        self.inner.buffer_capacity() + self.queue.raw.capacity()
     }
 
     /// How many bytes were fed in total.

@@ -567,3 +567,23 @@ def test_repr_and_eq_of_deep_structures_in_a_256k_thread_overflowed_the_stack() 
         "('ok', (20, True))",
         "('ok', 'freed')",
     ]
+
+
+def test_dechunker_kept_the_memory_of_its_largest_message() -> None:
+    big = record("x" * (8 << 20))
+    wire = b""
+    for i in range(0, len(big), 65535):  # 8 MiB in 65535-byte chunks: copied, buffered
+        part = big[i : i + 65535]
+        wire += len(part).to_bytes(2, "big") + part
+    wire += b"\x00\x00"
+    d = Dechunker()
+    for i in range(0, len(wire), 1 << 20):  # as a socket would deliver it
+        out = d.feed_messages(wire[i : i + (1 << 20)])
+    assert out == [(0x71, [["x" * (8 << 20)]])]
+    assert d._buffer_capacity <= 512 * 1024
+    assert d.feed_messages(frame(record(1))) == [(0x71, [[1]])]
+    # The same for raw feed, and while a message is only partly there the buffer holds it.
+    assert d.feed(wire[: len(wire) // 2]) == []
+    assert d._buffer_capacity >= len(wire) // 2 - 4096
+    assert d.feed(wire[len(wire) // 2 :]) == [big]
+    assert d._buffer_capacity <= 512 * 1024

@@ -87,6 +87,9 @@ class Dechunker:
     @property
     def stream_offset(self) -> int:
         """How many bytes were fed in total."""
+    @property
+    def _buffer_capacity(self) -> int:
+        """Bytes of buffer memory held (internal, for the memory tests)."""
     def reset(self) -> None:
         """Forget all state (queued messages and errors too), as for a new connection."""
 
