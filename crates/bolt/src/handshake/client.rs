@@ -1,6 +1,10 @@
 //! The client role: [`ClientConfig`] and the [`ClientHandshake`] state machine.
 
-use super::*;
+use super::{
+    buffer_phase, normalize, ClientHello, HandshakeError, ManifestPick, Proposal, ServerResponse,
+    Status, Step, VersionRange, CLIENT_HELLO_LEN, MAX_PICK_LEN, MAX_SERVER_RESPONSE_LEN,
+};
+use crate::version::BoltVersion;
 
 /// What the client offers and supports.
 #[derive(Clone, Debug, PartialEq, Eq)]

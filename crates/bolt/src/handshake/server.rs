@@ -1,6 +1,10 @@
 //! The server role: [`ServerConfig`] and the [`ServerHandshake`] state machine.
 
-use super::*;
+use super::{
+    buffer_phase, normalize, ClientHello, HandshakeError, ManifestOffer, ManifestPick, Proposal,
+    Status, Step, VersionRange, CLIENT_HELLO_LEN, MAX_PICK_LEN, NO_VERSION,
+};
+use crate::version::BoltVersion;
 
 /// What the server supports.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,11 @@
 //! The handshake's wire pieces as pure parsers and encoders: version ranges and
 //! proposals, the client hello, the server's reply, the manifest offer and pick.
 
-use super::*;
+use super::{
+    decode_varint_at, encode_varint, HandshakeError, Status, CLIENT_HELLO_LEN, HTTP, MAGIC,
+    MANIFEST_V1, MAX_MANIFEST_RANGES, NO_VERSION,
+};
+use crate::version::BoltVersion;
 
 /// A contiguous range of minor versions of one major version, as carried in a proposal
 /// slot or manifest entry `00 RR mm MM`: MM.mm down to MM.(mm−RR) (docs/protocol.md §3.3).
