@@ -651,3 +651,74 @@ def test_floats_survive_the_receive_path_bit_for_bit() -> None:
 
 def test_release_tuple_is_in_the_supported_range() -> None:
     assert (5, 18) <= release_tuple()[:2] < (7, 0)
+
+
+def result_class(is_async: bool) -> t.Any:
+    if is_async:
+        from neo4j._async.work.result import AsyncResult
+
+        return AsyncResult
+    from neo4j._sync.work.result import Result
+
+    return Result
+
+
+def stream_result(is_async: bool, batches: list[list[int]]) -> t.Any:
+    """The release's Result class on a stream that delivers ``batches`` of records, one
+    batch per fetch, as the driver's own ``__iter__`` does with a batched Inbox.
+    """
+    from collections import deque
+
+    base = result_class(is_async)
+
+    class Streamed(base):
+        def __init__(self) -> None:
+            self._batches = deque(batches)
+            self._record_buffer = deque()
+            self._out_of_scope = False
+            self._consumed = False
+            self._exhausted = False
+
+        def _fetch(self) -> None:
+            self._record_buffer.extend(self._batches.popleft())
+
+        def __iter__(self):
+            while self._record_buffer or self._batches:
+                if self._record_buffer:
+                    yield self._record_buffer.popleft()
+                else:
+                    self._fetch()
+
+        async def __aiter__(self):
+            while self._record_buffer or self._batches:
+                if self._record_buffer:
+                    yield self._record_buffer.popleft()
+                else:
+                    self._fetch()
+
+    return Streamed()
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_result_fetch_after_a_batch_returned_records_out_of_order(is_async: bool) -> None:
+    # Up to 6.1, Result._buffer(n) appended what it took after the records still buffered:
+    # with a batch of 7 records, fetch(3) gave records 4, 5, 6 (seen end to end on 5.28.8).
+    def buffer(result: t.Any, n: int) -> None:
+        if is_async:
+            asyncio.run(result._buffer(n))
+        else:
+            result._buffer(n)
+
+    result = stream_result(is_async, [[1, 2, 3, 4, 5, 6, 7], [8, 9]])
+    buffer(result, 3)
+    assert list(result._record_buffer) == [1, 2, 3, 4, 5, 6, 7]
+    taken = [result._record_buffer.popleft() for _ in range(3)]
+    assert taken == [1, 2, 3]
+    buffer(result, 6)
+    assert list(result._record_buffer) == [4, 5, 6, 7, 8, 9]
+    result = stream_result(is_async, [[1], [2, 3, 4]])
+    buffer(result, 2)
+    assert list(result._record_buffer) == [1, 2, 3, 4]
+    result = stream_result(is_async, [[1, 2], [3]])
+    buffer(result, 1)  # peek
+    assert result._record_buffer[0] == 1

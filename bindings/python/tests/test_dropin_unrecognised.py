@@ -194,3 +194,28 @@ def test_an_accelerator_module_name_it_does_not_know_is_not_served(tmp_path: Pat
     assert len([w for w in result["warnings"] if "codec not active" in w]) == 1
     assert result["same_rows"]
     assert all(result["packed"])
+
+
+def test_records_are_not_batched_when_result_buffering_is_not_recognised(
+    tmp_path: Path,
+) -> None:
+    # Batched RECORDs reorder a Result whose _buffer appends what it took after what is
+    # still buffered (up to 6.1; corrected there); one boltcodec does not know gets none.
+    edits = []
+    for rel in ("_sync/work/result.py", "_async/work/result.py"):
+        text = (DRIVER / rel).read_text(encoding="utf-8")
+        for old in (
+            "record_buffer.extend(self._record_buffer)",
+            "self._record_buffer.extend(record_buffer)",
+        ):
+            if old in text:
+                edits.append((rel, re.escape(old), old.replace(".extend(", ".extend(list(") + ")"))
+    if len(edits) != 2:
+        pytest.skip("this driver's Result._buffer is not one of the two known forms")
+    result = probe(changed_driver(tmp_path, edits))
+    status = result["status"]
+    assert (status["codec"], status["receive"], status["level"]) == (True, True, "receive")
+    assert status["receive_reason"].startswith("active, one RECORD at a time"), status
+    assert "Result._buffer is not one boltcodec knows" in status["receive_reason"]
+    assert result["same_rows"]
+    assert result["messages"] == result["n"], "one message per pop: nothing was batched"

@@ -22,7 +22,10 @@ list of driver versions:
   that name holding the same tables;
 * an *Inbox module* is a ``neo4j._sync.io…._common`` or ``neo4j._async.io…._common``
   module: after it runs, :mod:`boltcodec.dropin` replaces its ``Inbox``/``AsyncInbox``
-  class if the class has the shape the replacement relies on.
+  class if the class has the shape the replacement relies on;
+* a *Result module* is ``neo4j._sync.work.result`` or ``neo4j._async.work.result``: after
+  it runs, :mod:`boltcodec.dropin` checks that its ``Result._buffer`` keeps records in
+  order when several arrive at once (batched RECORDs), and corrects it where it does not.
 """
 
 import contextlib
@@ -91,6 +94,14 @@ def inbox_module_kind(fullname):
 #: before 6.4 keep them.
 TYPES_MODULE = "neo4j._codec._types"
 LEGACY_TYPES_MODULE = "neo4j._codec.packstream.v1.types"
+
+
+def result_module_kind(fullname):
+    """Return ``"sync"``/``"async"`` if ``fullname`` is the driver's Result module."""
+    return {
+        "neo4j._sync.work.result": "sync",
+        "neo4j._async.work.result": "async",
+    }.get(fullname)
 
 
 def fill_alias(module, kind):
@@ -199,6 +210,12 @@ def _after_codec(module):
     dropin._verify_codec_module(module)
 
 
+def _after_result(module):
+    from . import dropin
+
+    dropin._check_result_module(module)
+
+
 def _after_inbox(module):
     from . import dropin
 
@@ -230,6 +247,8 @@ class Finder:
             after = _after_codec
         elif self.mode != "codec" and inbox_module_kind(fullname) is not None:
             after = _after_inbox
+        elif self.mode != "codec" and result_module_kind(fullname) is not None:
+            after = _after_result
         else:
             return None
         spec = _find_elsewhere(self, fullname, path, target)

@@ -55,13 +55,14 @@ def make_inbox(
     is_async: bool,
     util: t.Any,
     io_errors: tuple[type[BaseException], ...],
-    max_batch: int,
+    max_batch: t.Callable[[], int],
 ) -> type:
     """Build the replacement for the driver's ``Inbox`` (or ``AsyncInbox``) class.
 
     ``util``: the driver's ``Util`` (``AsyncUtil``), whose ``callback`` calls ``on_error``;
     ``io_errors``: the exceptions the driver's Inbox treats as socket errors;
-    ``max_batch``: how many consecutive RECORDs one ``pop`` may merge (1: none).
+    ``max_batch``: returns how many consecutive RECORDs one ``pop`` may merge (1: none),
+    asked when an Inbox is created.
 
     An Inbox asked for with an unpacker class that boltcodec does not accelerate (the
     codec check reverted it, or another accelerator is in use) is the driver's own.
@@ -83,7 +84,7 @@ def make_inbox(
             self._local_port = sock.getsockname()[1]
             self._socket = sock
             uuid = bool(native_flavour(unpacker_cls))
-            self._reader = _native.MessageReader(uuid=uuid, max_batch=max_batch)
+            self._reader = _native.MessageReader(uuid=uuid, max_batch=max_batch())
             self._buffer = bytearray(RECV_SIZE)
             self._view = memoryview(self._buffer)
             self._broken = False

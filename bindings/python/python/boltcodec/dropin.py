@@ -78,6 +78,8 @@ _state: dict[str, t.Any] = {
     "codec": {},
     # Inbox module name -> (class replaced, reason)
     "inbox": {},
+    # Result module name -> (batched RECORDs are safe, note)
+    "result": {},
     "logged": set(),
     "imported_before_hook": False,
 }
@@ -318,6 +320,90 @@ def _records_are_rows(module: t.Any) -> str | None:
     return None
 
 
+# ``Result._buffer(n)`` of releases up to 6.1 appends what it took from the stream after
+# the records still buffered, which only keeps the order while a fetch delivers at most one
+# record; 6.2 on put what it took first.
+_BUFFER_APPENDS_TAKEN = re.compile(r"self\._record_buffer\.extend\(record_buffer\)")
+_BUFFER_PUTS_TAKEN_FIRST = re.compile(
+    r"record_buffer\.extend\(self\._record_buffer\)\s*\n\s*self\._record_buffer = record_buffer"
+)
+
+
+def _ordered_buffer(original: t.Any, is_async: bool) -> t.Any:
+    """Wrap ``Result._buffer`` so that the records it took come before those left over.
+
+    The original leaves ``leftovers + taken`` when it stopped after ``n`` records with more
+    buffered; ``taken`` is then exactly the last ``n``, so rotating them to the front
+    gives the order a one-record-per-fetch stream gives.
+    """
+    if is_async:
+
+        async def _buffer(self: t.Any, n: t.Any = None) -> None:
+            if n is None or len(self._record_buffer) >= n:
+                return await original(self, n)
+            await original(self, n)
+            if len(self._record_buffer) > n:
+                self._record_buffer.rotate(n)
+            return None
+
+    else:
+
+        def _buffer(self: t.Any, n: t.Any = None) -> None:  # type: ignore[misc]
+            if n is None or len(self._record_buffer) >= n:
+                return original(self, n)
+            original(self, n)
+            if len(self._record_buffer) > n:
+                self._record_buffer.rotate(n)
+            return None
+
+    _buffer.__wrapped__ = original  # type: ignore[attr-defined]
+    _buffer.__doc__ = original.__doc__
+    return _buffer
+
+
+def _check_result_module(module: t.Any) -> None:
+    """Make sure the driver's Result keeps records in order when RECORDs come batched."""
+    name = module.__name__
+    is_async = _hook.result_module_kind(name) == "async"
+    cls = vars(module).get("AsyncResult" if is_async else "Result")
+    original = getattr(cls, "_buffer", None)
+    if original is None:
+        note = f"{name} has no Result._buffer"
+        _state["result"][name] = (False, note)
+        return
+    try:
+        source = inspect.getsource(original)
+    except (OSError, TypeError) as e:
+        _state["result"][name] = (False, f"{name}: Result._buffer cannot be read ({e})")
+        return
+    if _BUFFER_PUTS_TAKEN_FIRST.search(source):
+        _state["result"][name] = (True, "")
+    elif _BUFFER_APPENDS_TAKEN.search(source) and (
+        inspect.iscoroutinefunction(original) is is_async
+    ):
+        cls._buffer = _ordered_buffer(original, is_async)
+        _state["result"][name] = (True, "")
+    else:
+        note = f"{name}: Result._buffer is not one boltcodec knows"
+        _state["result"][name] = (False, note)
+
+
+def _batch_limit(static: int) -> int:
+    """Return how many RECORDs an Inbox may merge now.
+
+    ``static``, unless a Result module seen so far could reorder batched records (then 1,
+    unless ``force``).
+    """
+    if static == 1:
+        return 1
+    finder = _hook.installed_finder()
+    if finder is not None and finder.mode == "force":
+        return static
+    if any(not ok for ok, _ in _state["result"].values()):
+        return 1
+    return static
+
+
 def _find_io_errors(module: t.Any) -> tuple[type[BaseException], ...] | None:
     found = [
         v
@@ -380,7 +466,9 @@ def _patch_inbox_module(module: t.Any) -> None:
             _warn_once("batch:" + name, "boltcodec: receive path without batching: %s", batching)
     from . import _inbox
 
-    replacement = _inbox.make_inbox(original, is_async, util, io_errors, max_batch)
+    replacement = _inbox.make_inbox(
+        original, is_async, util, io_errors, lambda: _batch_limit(max_batch)
+    )
     setattr(module, attr, replacement)
     _state["inbox"][name] = (True, reason)
 
@@ -443,7 +531,8 @@ def _codec_status() -> tuple[bool, str]:
         _native.neo4j_pack_v1,
         _native.neo4j_pack_v2,
     }
-    problems = []
+    problems: list[str] = []
+    notes: list[str] = []
     for name in sorted(modules):
         module = modules[name]
         uses_ours = (
@@ -459,12 +548,12 @@ def _codec_status() -> tuple[bool, str]:
             else:
                 problems.append(f"{name} no longer uses boltcodec")
         elif recorded is None:
-            problems.append(f"{name} uses boltcodec but was not checked")
+            notes.append(f"{name} was not checked")
         elif recorded[1] != "active":
-            problems.append(recorded[1])
+            notes.append(recorded[1])
     if problems:
-        return False, "; ".join(problems)
-    return True, "active (" + ", ".join(sorted(modules)) + ")"
+        return False, "; ".join(problems + notes)
+    return True, "active (" + ", ".join(sorted(modules)) + ")" + "".join(f"; {n}" for n in notes)
 
 
 def _receive_status(codec: bool) -> tuple[bool, str]:  # noqa: PLR0911
@@ -496,6 +585,10 @@ def _receive_status(codec: bool) -> tuple[bool, str]:  # noqa: PLR0911
             "the Inbox is replaced, but hands over to the driver's own while the codec "
             "is not active"
         )
+    unbatched = [note for ok, note in _state["result"].values() if not ok]
+    finder_force = finder is not None and finder.mode == "force"
+    if unbatched and not finder_force:
+        return True, "active, one RECORD at a time (" + "; ".join(unbatched) + ")"
     reasons = {name: r for name, (ok, r) in _state["inbox"].items() if ok}
     if len(set(reasons.values())) <= 1:
         return True, next(iter(reasons.values()), "active")
