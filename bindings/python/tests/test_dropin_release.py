@@ -722,3 +722,50 @@ def test_result_fetch_after_a_batch_returned_records_out_of_order(is_async: bool
     result = stream_result(is_async, [[1, 2], [3]])
     buffer(result, 1)  # peek
     assert result._record_buffer[0] == 1
+
+
+def numpy_pandas_values() -> list[t.Any]:
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    return [
+        np.int8(-5),
+        np.uint16(300),
+        np.int64(-(2**40)),
+        np.uint64(2**63 - 1),
+        np.uint64(2**64 - 1),
+        np.float16(1.5),
+        np.float32(0.1),
+        np.float64("nan"),
+        np.bool_(True),
+        np.bool_(False),
+        np.str_("héllo"),
+        np.bytes_(b"ab"),
+        np.array([1, 2, 3]),
+        np.array([[1.5, 2.5], [3.5, 4.5]]),
+        np.array(["a", "b"]),
+        np.datetime64("2020-01-01"),
+        pd.NA,
+        pd.NaT,
+        pd.Series([1, 2, None]),
+        pd.Series([1.5, float("nan")]),
+        pd.Series(["x", None], dtype="string"),
+        pd.Series([True, None], dtype="boolean"),
+        pd.Series([1, None], dtype="Int64"),
+        pd.Categorical(["a", "b", "a"]),
+        pd.array([1, 2], dtype="Int32"),
+        pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}),
+        pd.DataFrame({1: [1]}),
+        pd.DataFrame(),
+        {"s": pd.Series([1.0]), "n": [np.int32(1), np.float64(2.0)]},
+    ]
+
+
+@pytest.mark.parametrize(("name", "packer", "unpacker", "handler"), TRIPLES, ids=TRIPLE_IDS)
+def test_numpy_and_pandas_values_pack_as_the_release_packs_them(
+    name, packer, unpacker, handler
+) -> None:
+    for value in numpy_pandas_values():
+        scope = handler().new_hydration_scope()
+        ours = outcome(lambda v=value, s=scope: accelerated_pack(packer, v, s.dehydration_hooks))
+        theirs = outcome(lambda v=value, s=scope: pure_pack(packer, v, s.dehydration_hooks))
+        assert ours == theirs, (name, repr(value)[:80])
