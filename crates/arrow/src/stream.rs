@@ -28,6 +28,8 @@ pub struct PullDecoder {
     arrow: ArrowDecoder,
     done: bool,
     has_more: bool,
+    /// A SUCCESS with `has_more` arrived and was not yet reported by `take_has_more`.
+    pull_wanted: bool,
 }
 
 impl PullDecoder {
@@ -50,6 +52,7 @@ impl PullDecoder {
             arrow,
             done: false,
             has_more: false,
+            pull_wanted: false,
         }
     }
 
@@ -63,6 +66,12 @@ impl PullDecoder {
     #[must_use]
     pub fn has_more(&self) -> bool {
         self.has_more
+    }
+
+    /// Whether a `SUCCESS` with `has_more: true` arrived since the last call: `true`
+    /// once per such summary, the moment to send the next `PULL {n}`.
+    pub fn take_has_more(&mut self) -> bool {
+        std::mem::take(&mut self.pull_wanted)
     }
 
     /// The schema, once fixed.
@@ -89,7 +98,7 @@ impl PullDecoder {
         let batch = self.dechunker.feed_batch(input);
         let mut records = Vec::new();
         let mut offsets = Vec::new();
-        let (mut done, mut has_more) = (self.done, self.has_more);
+        let (mut done, mut has_more, mut wanted) = (self.done, self.has_more, self.pull_wanted);
         let mut start = 0;
         while start < batch.len() {
             if done {
@@ -111,6 +120,7 @@ impl PullDecoder {
                 Some(Summary::Success(s)) => {
                     has_more = s.has_more();
                     done = !has_more;
+                    wanted |= has_more;
                 }
                 Some(Summary::Failure(f)) => {
                     return Err(Error::Failure {
@@ -143,6 +153,7 @@ impl PullDecoder {
         };
         self.done = done;
         self.has_more = has_more;
+        self.pull_wanted = wanted;
         Ok(result)
     }
 }

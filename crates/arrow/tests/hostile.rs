@@ -130,9 +130,12 @@ fn the_stream_gives_a_batch_per_feed_and_follows_has_more() {
     ]);
     let second = framed(&[record(vec![ValueRef::Int(3)]), success(false)]);
     let mut pull = PullDecoder::new(V, ["x"]);
+    assert!(!pull.take_has_more());
     let b = pull.feed(&first).unwrap().unwrap();
     assert_eq!(ints(&b), [1, 2]);
     assert!(pull.has_more() && !pull.is_done());
+    assert!(pull.take_has_more(), "once per SUCCESS with has_more");
+    assert!(!pull.take_has_more());
     let b = pull.feed(&second).unwrap().unwrap();
     assert_eq!(ints(&b), [3]);
     assert!(pull.is_done() && !pull.has_more());
