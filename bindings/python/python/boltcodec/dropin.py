@@ -33,15 +33,17 @@ Recognition, not version lists
     it has the shape the replacement relies on (``__init__(sock, on_error,
     unpacker_cls)``, ``pop(hydration_hooks)``, the module's ``Util``/``AsyncUtil`` and
     socket deadline exception), and RECORDs are only batched if every ``_process_message``
-    of the driver's Bolt protocol modules treats the fields of a RECORD as rows.
+    of the driver's Bolt protocol modules treats the fields of a RECORD as rows and the
+    driver's ``Result._buffer`` keeps records in order when several arrive at once (up to
+    6.1 it does not; the drop-in corrects that form, see :func:`_check_result_module`).
     Whatever is not recognised stays the driver's own: :func:`status` says why, and the
     reason is logged once, as a warning, on the ``neo4j.boltcodec`` logger.
 
 Environment variable ``BOLTCODEC_NEO4J``
     unset, ``1``, ``on``: ``receive`` where recognised, else ``codec`` where verified.
     ``codec``: only the codec.
-    ``force``: as unset, but batch RECORDs even when the driver's protocol modules cannot
-    be read to check that this is safe.
+    ``force``: as unset, but batch RECORDs even where the driver's protocol modules or
+    Result cannot be checked to be safe with it.
     ``0``, ``off``, ``false``, ``no``: nothing (the driver uses its pure-Python codec, or
     ``neo4j-rust-ext`` if installed).
 
