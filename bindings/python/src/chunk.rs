@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use bolt::chunk::{DechunkLimits, Dechunker};
+use bolt::chunk::{Batch, DechunkLimits, Dechunker};
 use packstream::{DecodeLimits, DecodeOptions, Decoder};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -80,8 +80,17 @@ impl Queue {
         dechunker: &mut Dechunker,
         data: &[u8],
     ) -> Option<bolt::chunk::DechunkError> {
-        self.compact();
         let batch = dechunker.feed_batch(data);
+        self.push_batch(&batch);
+        let error = batch.error().cloned();
+        drop(batch);
+        release_memory(dechunker);
+        error
+    }
+
+    /// Appends (copies) the messages of `batch`.
+    fn push_batch(&mut self, batch: &Batch<'_>) {
+        self.compact();
         self.raw.reserve(batch.iter().map(|m| m.len()).sum());
         for m in batch.iter() {
             self.spans.push_back(Span {
@@ -91,15 +100,6 @@ impl Queue {
             });
             self.raw.extend_from_slice(m.bytes());
         }
-        let error = batch.error().cloned();
-        drop(batch);
-        // Every complete message is copied out: between messages, give back what a rare
-        // huge message made the dechunker's buffer grow to. (Never in the middle of one,
-        // which would copy its partial bytes again at every feed.)
-        if dechunker.is_at_boundary() && dechunker.buffer_capacity() > KEEP_CAPACITY {
-            dechunker.shrink_buffer_to(KEEP_CAPACITY);
-        }
-        error
     }
 
     /// The bytes of a span taken off this queue.
@@ -137,6 +137,15 @@ impl Queue {
         self.spans.clear();
         self.deferred = None;
         self.compact();
+    }
+}
+
+/// Once every complete message is copied out, and only between messages, gives back what a
+/// rare huge message made the dechunker's buffer grow to. (Never in the middle of one,
+/// which would copy its partial bytes again at every feed.)
+fn release_memory(dechunker: &mut Dechunker) {
+    if dechunker.is_at_boundary() && dechunker.buffer_capacity() > KEEP_CAPACITY {
+        dechunker.shrink_buffer_to(KEEP_CAPACITY);
     }
 }
 
@@ -198,16 +207,41 @@ impl PyDechunker {
     ) -> PyResult<Bound<'py, PyList>> {
         crate::guard(|| {
             let input = Input::new(data)?;
+            let out = PyList::empty(py);
+            if self.queue.len() == 0 {
+                // Nothing waits: the messages go out straight from the batch, without a
+                // copy into the queue (no Python code runs here besides allocation).
+                let batch = self.inner.feed_batch(input.as_slice());
+                let mut built = Ok(());
+                for m in batch.iter() {
+                    built = out.append(PyBytes::new(py, m.bytes()));
+                    if built.is_err() {
+                        break;
+                    }
+                }
+                let framing = batch.error().cloned();
+                if built.is_err() {
+                    // Out of memory: keep every message for the next call, lose none.
+                    self.queue.push_batch(&batch);
+                }
+                drop(batch);
+                drop(input);
+                release_memory(&mut self.inner);
+                built?;
+                return match framing {
+                    Some(e) if out.is_empty() => Err(errors::dechunk_error(py, &e)),
+                    _ => Ok(out),
+                };
+            }
             let framing = self.queue.absorb(&mut self.inner, input.as_slice());
             drop(input);
             if let Some(e) = self.queue.deferred.take() {
                 return Err(e);
             }
-            let out = PyList::empty(py);
-            while let Some(&span) = self.queue.spans.front() {
+            for &span in &self.queue.spans {
                 out.append(PyBytes::new(py, self.queue.bytes(span)))?;
-                self.queue.spans.pop_front();
             }
+            self.queue.spans.clear();
             self.queue.compact();
             match framing {
                 Some(e) if out.is_empty() => Err(errors::dechunk_error(py, &e)),
