@@ -76,9 +76,11 @@ def changed_driver(tmp_path: Path, edits: list[tuple[str, str, str]]) -> Path:
     return root
 
 
-def probe(root: Path) -> dict:
+def probe(root: Path, mode: str | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("BOLTCODEC_NEO4J", None)
+    if mode is not None:
+        env["BOLTCODEC_NEO4J"] = mode
     out = subprocess.run(
         [sys.executable, "-c", PROBE.format(tests=str(TESTS))],
         capture_output=True,
@@ -126,7 +128,7 @@ def test_an_inbox_with_another_signature_is_left_alone(tmp_path: Path) -> None:
     assert all(result["packed"])
 
 
-def test_records_are_not_batched_where_that_cannot_be_checked(tmp_path: Path) -> None:
+def unbatchable_protocol_edits() -> list[tuple[str, str, str]]:
     edits = []
     for flavour in ("_sync", "_async"):
         io = DRIVER / flavour / "io"
@@ -140,6 +142,11 @@ def test_records_are_not_batched_where_that_cannot_be_checked(tmp_path: Path) ->
             for p in sorted(bolt_dir.glob("_bolt*.py"))
             if "details = fields" in p.read_text(encoding="utf-8")
         ]
+    return edits
+
+
+def test_records_are_not_batched_where_that_cannot_be_checked(tmp_path: Path) -> None:
+    edits = unbatchable_protocol_edits()
     root = changed_driver(tmp_path, edits)
     result = probe(root)
     status = result["status"]
@@ -219,3 +226,12 @@ def test_records_are_not_batched_when_result_buffering_is_not_recognised(
     assert "Result._buffer is not one boltcodec knows" in status["receive_reason"]
     assert result["same_rows"]
     assert result["messages"] == result["n"], "one message per pop: nothing was batched"
+
+
+def test_force_batches_records_where_that_cannot_be_checked(tmp_path: Path) -> None:
+    result = probe(changed_driver(tmp_path, unbatchable_protocol_edits()), mode="force")
+    status = result["status"]
+    assert status["level"] == "receive"
+    assert status["receive_reason"].startswith("active, RECORDs batched although unchecked")
+    assert result["same_rows"]
+    assert result["messages"] < result["n"]
