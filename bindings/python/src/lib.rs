@@ -17,6 +17,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod arrow;
 mod chunk;
 mod decode;
 mod dropin;
@@ -208,6 +209,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dropin::neo4j_unpack_v1, m)?)?;
     m.add_function(wrap_pyfunction!(dropin::neo4j_unpack_v2, m)?)?;
     m.add_function(wrap_pyfunction!(dropin::swap_endian, m)?)?;
+    m.add_class::<arrow::ArrowBatches>()?;
+    m.add_function(wrap_pyfunction!(arrow::decode_records, m)?)?;
     let _ = dropin::structure_type(py);
     Ok(())
 }

@@ -117,3 +117,20 @@ impl Error {
         }
     }
 }
+
+packstream::error_kinds! {
+    Error;
+    own {
+        Error::FieldCount { .. } => "field_count",
+        Error::TypeChanged { .. } => "type_changed",
+        Error::TooLarge { .. } => "too_large",
+        Error::Schema(_) => "schema",
+        Error::Failure { .. } => "failure",
+        Error::Protocol(_) => "protocol",
+        Error::Arrow(_) => "arrow",
+    }
+    wrapped {
+        Error::Record { source, .. } => source.kind(),
+        Error::Stream(e) => e.kind(),
+    }
+}

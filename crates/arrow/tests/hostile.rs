@@ -67,6 +67,7 @@ fn a_malformed_field_names_the_record_and_the_byte() {
         other => panic!("{other:?}"),
     }
     assert_eq!(err.offset(), Some(3));
+    assert_eq!(err.kind(), "reserved_marker");
     assert!(err.to_string().starts_with("record 2: "), "{err}");
     assert!(dec.schema().is_none(), "a failed batch fixes nothing");
     // the decoder is as before: the good records decode

@@ -650,7 +650,7 @@ fn a_column_that_changes_type_after_the_first_batch_fails_that_batch_only() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(err.offset(), Some(3));
+    assert_eq!((err.offset(), err.kind()), (Some(3), "type_changed"));
     assert!(err.to_string().contains("column `a`"), "{err}");
     assert_eq!(dec.schema().unwrap(), before, "the schema is unchanged");
     // a column that was all null takes no value later
