@@ -28,6 +28,8 @@ make_venv() {
 make_venv "$ROOT/.venv"
 "$ROOT/.venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   "maturin>=1.9.4,<2" pytest "neo4j==$NEO4J_VERSION" numpy pandas ormsgpack ruff
+# tests/test_arrow.py reads boltcodec.arrow's exported stream with these (optional at run time).
+"$ROOT/.venv/bin/python" -m pip install --quiet --disable-pip-version-check pyarrow polars
 # The test venv must run the driver's pure-Python codec: the accelerator must not be there.
 if "$ROOT/.venv/bin/python" -m pip show neo4j-rust-ext >/dev/null 2>&1; then
   "$ROOT/.venv/bin/python" -m pip uninstall --quiet --yes neo4j-rust-ext
