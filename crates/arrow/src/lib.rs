@@ -91,13 +91,13 @@
 //! the same type had it been in the first batch — an integer into a `Float64` column,
 //! anything into a `Utf8` column (as canonical text), null anywhere, a list of integers
 //! into `List<Float64>`, a DateTime into a timestamp column of its own zone (or of zone
-//! `UTC`, which takes any instant). Any other value — an integer in a column that
-//! was all null or all strings-typed otherwise, a float in an `Int64` column, a
-//! property map that gains a string where it had only integers — fails the batch with
-//! [`Error::TypeChanged`], which names the record, the column, the byte offset, the
-//! column's type and the value's. Nothing of that batch is kept and the decoder is as
-//! it was before it: give the whole result to one call, or give the schema, to avoid
-//! it (the same choice as polars' `infer_schema_length`).
+//! `UTC`, which takes any instant). Any other value — anything but null in a column
+//! that was all null (`Null`), a float in an `Int64` column, a string in a `List<Int64>`
+//! column, a property map that gains a string where it had only integers — fails the
+//! batch with [`Error::TypeChanged`], which names the record, the column, the byte
+//! offset, the column's type and the value's. Nothing of that batch is kept and the
+//! decoder is as it was before it: give the whole result to one call, or give the
+//! schema, to avoid it (the same choice as polars' `infer_schema_length`).
 //!
 //! # Hostile input
 //!
