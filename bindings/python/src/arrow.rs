@@ -118,6 +118,24 @@ fn arrow_error(py: Python<'_>, e: &bolt_arrow::Error) -> PyErr {
     err
 }
 
+/// The Bolt version named `text` (`"5.8"`), with the `utc` patch when asked and possible.
+fn parse_version(text: &str, utc_patch: bool) -> PyResult<BoltVersion> {
+    let version: BoltVersion = text
+        .parse()
+        .map_err(|e| PyValueError::new_err(format!("version {text:?}: {e}")))?;
+    Ok(version.with_utc_patch(utc_patch && version.supports_utc_patch()))
+}
+
+/// All-`Null` columns for a result that had no row.
+fn null_schema(fields: &[String]) -> SchemaRef {
+    Arc::new(Schema::new(
+        fields
+            .iter()
+            .map(|n| Field::new(n, DataType::Null, true))
+            .collect::<Vec<_>>(),
+    ))
+}
+
 /// Decodes the bytes of a whole PULL response (the chunked RECORD messages and the
 /// summary, as received after the RUN's SUCCESS) into Arrow, typed from every row.
 ///
@@ -135,10 +153,7 @@ pub(crate) fn decode_records(
     utc_patch: bool,
 ) -> PyResult<ArrowBatches> {
     guard(|| {
-        let version: BoltVersion = version
-            .parse()
-            .map_err(|e| PyValueError::new_err(format!("version {version:?}: {e}")))?;
-        let version = version.with_utc_patch(utc_patch && version.supports_utc_patch());
+        let version = parse_version(version, utc_patch)?;
         let names = fields.clone();
         let bytes = data.as_bytes();
         let (result, done) = py.detach(|| {
@@ -161,18 +176,77 @@ pub(crate) fn decode_records(
             let _ = value.setattr("expected", "a summary message");
             return Err(err);
         }
-        let schema = schema.unwrap_or_else(|| {
-            // No row: every column is of the Null type.
-            Arc::new(Schema::new(
-                fields
-                    .iter()
-                    .map(|n| Field::new(n, DataType::Null, true))
-                    .collect::<Vec<_>>(),
-            ))
-        });
+        // No row: every column is of the Null type.
+        let schema = schema.unwrap_or_else(|| null_schema(&fields));
         Ok(ArrowBatches {
             schema,
             batches: batch.into_iter().collect(),
         })
     })
+}
+
+/// A PULL response decoded as it arrives: ``feed`` the bytes read from the socket, get a
+/// batch of the records they completed. Memory is one batch, whatever the result size.
+///
+/// ``take_has_more()`` is true once per ``SUCCESS {has_more: true}``: send the next
+/// ``PULL {n}`` then. ``done`` once the final summary arrived. The first batch with rows
+/// fixes the schema; a later value that does not fit raises ``DecodeError`` with
+/// ``kind == "type_changed"``.
+#[pyclass(module = "boltcodec._native", name = "ArrowStream")]
+pub struct ArrowStream {
+    pull: PullDecoder,
+}
+
+#[pymethods]
+impl ArrowStream {
+    #[new]
+    #[pyo3(signature = (fields, version = "5.8", utc_patch = false))]
+    fn new(fields: Vec<String>, version: &str, utc_patch: bool) -> PyResult<Self> {
+        let version = parse_version(version, utc_patch)?;
+        Ok(ArrowStream {
+            pull: PullDecoder::new(version, fields),
+        })
+    }
+
+    /// Takes the next bytes; returns the records they completed (``ArrowBatches`` of one
+    /// batch), or ``None``.
+    fn feed(
+        &mut self,
+        py: Python<'_>,
+        data: &Bound<'_, PyBytes>,
+    ) -> PyResult<Option<ArrowBatches>> {
+        guard(|| {
+            let bytes = data.as_bytes();
+            let pull = &mut self.pull;
+            let batch = py.detach(|| pull.feed(bytes));
+            let batch = batch.map_err(|e| arrow_error(py, &e))?;
+            Ok(batch.map(|b| ArrowBatches {
+                schema: b.schema(),
+                batches: vec![b],
+            }))
+        })
+    }
+
+    /// True once per ``SUCCESS {has_more: true}`` received: send the next PULL.
+    fn take_has_more(&mut self) -> bool {
+        self.pull.take_has_more()
+    }
+
+    /// Whether the final summary arrived.
+    #[getter]
+    fn done(&self) -> bool {
+        self.pull.is_done()
+    }
+
+    /// Whether the last summary was a SUCCESS with ``has_more``.
+    #[getter]
+    fn has_more(&self) -> bool {
+        self.pull.has_more()
+    }
+
+    /// The column names.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.pull.decoder().names().to_vec()
+    }
 }

@@ -210,6 +210,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dropin::neo4j_unpack_v2, m)?)?;
     m.add_function(wrap_pyfunction!(dropin::swap_endian, m)?)?;
     m.add_class::<arrow::ArrowBatches>()?;
+    m.add_class::<arrow::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(arrow::decode_records, m)?)?;
     let _ = dropin::structure_type(py);
     Ok(())
