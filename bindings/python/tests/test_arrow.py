@@ -13,7 +13,7 @@ import pytest
 
 import boltcodec
 from boltcodec import DecodeError, Structure
-from boltcodec.arrow import ArrowBatches, decode_records
+from boltcodec.arrow import ArrowBatches, ArrowStream, decode_records
 
 pa = pytest.importorskip("pyarrow")
 
@@ -190,3 +190,32 @@ def test_bolt_4_4_nodes_have_no_element_id() -> None:
     node = Structure(b"N", 1, ["L"], {})
     t = table([(node,)], ["n"], version="4.4")
     assert t.column("n")[0].as_py()["element_id"] is None
+
+
+def test_a_stream_gives_a_batch_per_feed_and_says_when_to_pull() -> None:
+    first = b"".join(frame(record(i, f"s{i}")) for i in range(3)) + frame(success(has_more=True))
+    second = frame(record(3, "s3")) + frame(success(t_last=1))
+    stream = ArrowStream(["n", "s"], "5.8")
+    assert stream.column_names == ["n", "s"]
+    got = []
+    for part in (first[:7], first[7:]):
+        out = stream.feed(part)
+        if out is not None:
+            got.extend(pa.table(out).column("n").to_pylist())
+    assert stream.has_more
+    assert not stream.done
+    assert stream.take_has_more()
+    assert not stream.take_has_more()
+    out = stream.feed(second)
+    assert out is not None
+    got.extend(pa.table(out).column("n").to_pylist())
+    assert got == [0, 1, 2, 3]
+    assert stream.done
+    assert not stream.has_more
+    # a later batch whose value does not fit the schema fixed by the first
+    stream = ArrowStream(["x"])
+    stream.feed(frame(record(1)))
+    with pytest.raises(DecodeError) as e:
+        stream.feed(frame(record("text")))
+    assert e.value.kind == "type_changed"
+    assert "column `x`" in str(e.value)

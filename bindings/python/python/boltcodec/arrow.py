@@ -15,6 +15,9 @@ any Arrow consumer takes it without copying and boltcodec needs neither library:
     frame = pl.DataFrame(batches)       # polars.DataFrame
     df = table.to_pandas()              # pandas, through pyarrow
 
+For results larger than memory, :class:`ArrowStream` takes the bytes as they are read
+and gives a batch per read (send ``PULL {n}`` when ``take_has_more()`` says so).
+
 The types follow the rules of the ``boltcodec-arrow`` crate (crates/arrow): integers
 ``int64``, floats ``double`` (integers and floats together too), strings ``string``,
 bytes ``binary``, lists ``list<...>``, maps ``map<string, ...>``, nodes, relationships,
@@ -31,9 +34,14 @@ import typing as t
 
 from . import _native
 
-__all__ = ["ArrowBatches", "decode_records"]
+__all__ = ["ArrowBatches", "ArrowStream", "decode_records"]
 
 ArrowBatches = _native.ArrowBatches
+
+#: A PULL response decoded as it arrives (``feed(bytes)`` gives a batch or ``None``;
+#: ``take_has_more()`` says when to send the next ``PULL {n}``; ``done``). Memory is one
+#: batch, whatever the size of the result.
+ArrowStream = _native.ArrowStream
 
 
 def decode_records(
