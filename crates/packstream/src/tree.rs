@@ -268,71 +268,122 @@ pub(crate) fn eq<T: Tree>(a: &T, b: &T, leaf_eq: impl Fn(&T, &T) -> bool) -> boo
     }
 }
 
-/// Takes a container apart for [`drop_tree`].
+/// A container's children, moved out of it by [`Drain::take_children`].
+pub(crate) enum Children<T: Tree> {
+    Items(Vec<T>),
+    Entries(Vec<(T::Key, T)>),
+}
+
+/// Takes a container apart for [`drop_nested`].
 pub(crate) trait Drain: Tree {
-    /// Empties this container: children that are [deep](is_deep) are moved onto `out`,
-    /// the others dropped in place (that recursion is at most two levels).
-    fn drain_deep_into(&mut self, out: &mut Vec<Self>);
+    /// Moves the children out of a non-empty container (leaving it empty); `None` for a
+    /// leaf or an empty container.
+    fn take_children(&mut self) -> Option<Children<Self>>;
 }
 
-/// True when this node is a container with at least one child.
-#[inline]
-fn has_children<T: Tree>(node: &T) -> bool {
-    match node.shape() {
-        Shape::Leaf => false,
-        Shape::List(c) | Shape::Struct(_, c) => !c.is_empty(),
-        Shape::Map(e) => !e.is_empty(),
-    }
+macro_rules! drain {
+    ($ty:ident $(<$l:lifetime>)?) => {
+        impl Drain for $ty $(<$l>)? {
+            #[inline(always)]
+            fn take_children(&mut self) -> Option<Children<Self>> {
+                match self {
+                    Self::List(items) if !items.is_empty() => {
+                        Some(Children::Items(core::mem::take(items)))
+                    }
+                    Self::Struct(s) if !s.fields.is_empty() => {
+                        Some(Children::Items(core::mem::take(&mut s.fields)))
+                    }
+                    Self::Map(entries) if !entries.is_empty() => {
+                        Some(Children::Entries(core::mem::take(entries)))
+                    }
+                    _ => None,
+                }
+            }
+        }
+    };
 }
+drain!(ValueRef<'_>);
+drain!(Value);
 
-/// True when a child of this node has children of its own: dropping it the usual way
-/// would recurse more than two levels.
-#[inline]
-fn is_deep<T: Tree>(node: &T) -> bool {
-    match node.shape() {
+/// How many levels [`empty`] recurses before it hands subtrees to the explicit stack.
+/// Real values nest a few levels (a property map in a Node in a Path in a list in a
+/// RECORD); only deeper ones pay for the stack.
+const DROP_LEVELS: u32 = 16;
+
+/// True for a container with a container among its children that is not empty.
+#[inline(always)]
+fn has_grandchildren<T: Tree>(v: &T) -> bool {
+    match v.shape() {
         Shape::Leaf => false,
         Shape::List(c) | Shape::Struct(_, c) => c.iter().any(has_children),
         Shape::Map(e) => e.iter().any(|(_, v)| has_children(v)),
     }
 }
 
-macro_rules! drain_deep {
-    ($ty:ident $(<$l:lifetime>)?) => {
-        impl Drain for $ty $(<$l>)? {
-            fn drain_deep_into(&mut self, out: &mut Vec<Self>) {
-                let keep = |v: Self, out: &mut Vec<Self>| {
-                    if is_deep(&v) {
-                        out.push(v);
-                    }
-                };
-                match self {
-                    Self::List(items) => items.drain(..).for_each(|v| keep(v, out)),
-                    Self::Map(entries) => entries.drain(..).for_each(|(_, v)| keep(v, out)),
-                    Self::Struct(s) => s.fields.drain(..).for_each(|v| keep(v, out)),
-                    _ => {}
-                }
-            }
-        }
-    };
+/// True for a container with at least one child.
+#[inline(always)]
+fn has_children<T: Tree>(v: &T) -> bool {
+    match v.shape() {
+        Shape::Leaf => false,
+        Shape::List(c) | Shape::Struct(_, c) => !c.is_empty(),
+        Shape::Map(e) => !e.is_empty(),
+    }
 }
-drain_deep!(ValueRef<'_>);
-drain_deep!(Value);
 
-/// The body of `Drop` for both trees. A value no more than two levels deep drops as
-/// usual; a deeper one is taken apart with an explicit stack that holds only the
-/// subtrees that are themselves deep, so every node is dropped with at most two levels
-/// of recursion below it.
-#[inline]
-pub(crate) fn drop_tree<T: Drain>(node: &mut T) {
-    if !is_deep(node) {
-        return;
+/// The `Drop` of a container with containers among its children: before its children
+/// are dropped, every container below it is emptied, its own children first —
+/// recursing at most [`DROP_LEVELS`] levels, deeper subtrees waiting on an explicit
+/// stack. Every node therefore reaches its own `drop` already emptied (or holding only
+/// leaves), and the native stack never grows with the value's depth.
+#[inline(never)]
+fn drop_nested<T: Drain>(node: &mut T) {
+    if let Some(mut children) = node.take_children() {
+        empty_all(&mut children);
     }
-    let mut pending = Vec::new();
-    node.drain_deep_into(&mut pending);
-    while let Some(mut child) = pending.pop() {
-        // `child` drops at the end of this iteration, emptied.
-        child.drain_deep_into(&mut pending);
+}
+
+impl<T: Drain> Children<T> {
+    /// Whether a child has children of its own.
+    #[inline(always)]
+    fn has_grandchildren(&self) -> bool {
+        match self {
+            Children::Items(items) => items.iter().any(has_children),
+            Children::Entries(entries) => entries.iter().any(|(_, v)| has_children(v)),
+        }
     }
+
+    /// Calls `f` on each child, in place.
+    #[inline(always)]
+    fn for_each_mut(&mut self, mut f: impl FnMut(&mut T)) {
+        match self {
+            Children::Items(items) => items.iter_mut().for_each(f),
+            Children::Entries(entries) => entries.iter_mut().for_each(|(_, v)| f(v)),
+        }
+    }
+}
+
+#[inline(never)]
+fn empty_all<T: Drain>(children: &mut Children<T>) {
+    let mut deeper: Vec<Children<T>> = Vec::new();
+    empty(children, 0, &mut deeper);
+    while let Some(mut next) = deeper.pop() {
+        empty(&mut next, 0, &mut deeper);
+        // `next` drops here: its children are leaves or emptied containers.
+    }
+}
+
+/// Empties every container among `children` (taking their children out, recursively).
+fn empty<T: Drain>(children: &mut Children<T>, level: u32, deeper: &mut Vec<Children<T>>) {
+    children.for_each_mut(|child| {
+        if let Some(mut grandchildren) = child.take_children() {
+            if level >= DROP_LEVELS {
+                deeper.push(grandchildren);
+            } else if grandchildren.has_grandchildren() {
+                empty(&mut grandchildren, level + 1, deeper);
+            }
+            // `grandchildren` (emptied) drops here, or waits on `deeper`.
+        }
+    });
 }
 
 /// How [`display`] renders leaves and keys.
@@ -564,8 +615,19 @@ macro_rules! tree_impls {
         }
 
         impl Drop for $ty {
+            #[inline]
             fn drop(&mut self) {
-                drop_tree(self);
+                // Up to three levels (a container, its children, their children) drop
+                // the usual way; anything deeper goes through `drop_nested`.
+                let deep = match self {
+                    Self::List(items) => items.iter().any(has_grandchildren),
+                    Self::Struct(s) => s.fields.iter().any(has_grandchildren),
+                    Self::Map(entries) => entries.iter().any(|(_, v)| has_grandchildren(v)),
+                    _ => return,
+                };
+                if deep {
+                    drop_nested(self);
+                }
             }
         }
 
