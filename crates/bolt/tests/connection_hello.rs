@@ -34,7 +34,9 @@ fn sent_hello(
 ) -> (Option<String>, bool, Option<Vec<String>>) {
     let (mut client, mut server) = pair(version, config);
     client.send(&Request::Hello(hello)).expect("HELLO");
-    server.receive(&client.take_output()).expect("HELLO arrives");
+    server
+        .receive(&client.take_output())
+        .expect("HELLO arrives");
     let received = server.poll_request().expect("one request");
     let Request::Hello(h) = received.decode(version).expect("a HELLO") else {
         panic!("not a HELLO");
@@ -84,7 +86,10 @@ fn hello_without_bolt_agent_gets_one_from_5_3() {
 fn hello_asks_for_the_utc_patch_on_4_4_only() {
     let utc = Some(vec!["utc".to_owned()]);
     let v44 = BoltVersion::V4_4;
-    assert_eq!(sent_hello(v44, ConnectionConfig::default(), Hello::new("a")).2, utc);
+    assert_eq!(
+        sent_hello(v44, ConnectionConfig::default(), Hello::new("a")).2,
+        utc
+    );
     let off = ConnectionConfig {
         request_utc_patch: false,
         ..ConnectionConfig::default()
@@ -97,7 +102,10 @@ fn hello_asks_for_the_utc_patch_on_4_4_only() {
         "the caller's own patch list is kept"
     );
     for v in [BoltVersion::new(5, 0), BoltVersion::new(5, 8)] {
-        assert_eq!(sent_hello(v, ConnectionConfig::default(), Hello::new("a")).2, None);
+        assert_eq!(
+            sent_hello(v, ConnectionConfig::default(), Hello::new("a")).2,
+            None
+        );
     }
 }
 
