@@ -1,4 +1,5 @@
-//! A sans-IO Bolt client connection, and a minimal server-side peer for tests.
+//! A sans-IO Bolt client connection (and, with the `test-support` feature, a minimal
+//! server-side peer for tests).
 //!
 //! [`ClientConnection`] owns the protocol state of one connection and does no I/O: push
 //! the bytes you read from the socket into [`ClientConnection::receive`], send whatever
@@ -15,19 +16,26 @@
 //!   next batch is only asked for when you send the next PULL.
 //!
 //! ```
-//! use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerConnection, ServerState};
-//! use bolt::message::{Hello, Logon, Pull, Request, Response, Run, Success, Record};
+//! use bolt::chunk::Chunker;
+//! use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerState};
+//! use bolt::handshake::{ServerConfig, ServerHandshake, Step};
+//! use bolt::message::{Hello, Logon, Pull, Record, Request, Response, Run, Success};
 //! use bolt::BoltVersion;
 //! use packstream::{Value, ValueRef};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let mut client = ClientConnection::new(ConnectionConfig::default());
-//! let mut server = ServerConnection::new(Default::default());
 //!
-//! // Handshake: bytes go back and forth until both sides agree.
-//! server.receive(&client.take_output())?;
-//! client.receive(&server.take_output())?;
-//! server.receive(&client.take_output())?; // the client's manifest pick
+//! // Handshake: bytes go back and forth until both sides agree (a `ServerHandshake`
+//! // plays the server here).
+//! let mut server = ServerHandshake::new(ServerConfig::default());
+//! let Step::Continue { send: offer, .. } = server.receive(&client.take_output())? else {
+//!     unreachable!()
+//! };
+//! client.receive(&offer)?;
+//! let Step::Negotiated { version, .. } = server.receive(&client.take_output())? else {
+//!     unreachable!() // the client's manifest pick
+//! };
 //! assert_eq!(client.poll_event(), Some(Event::Negotiated(BoltVersion::V6_1)));
 //!
 //! // Pipeline HELLO, LOGON, RUN and PULL in one write.
@@ -35,25 +43,29 @@
 //! client.send(&Request::Logon(Logon::basic("neo4j", "secret")))?;
 //! client.send(&Request::Run(Run::new("RETURN 1 AS x")))?;
 //! client.send(&Request::Pull(Pull::new(100)))?;
-//! server.receive(&client.take_output())?;
-//! let kinds: Vec<_> = std::iter::from_fn(|| server.poll_request()).map(|r| r.kind()).collect();
-//! assert_eq!(kinds.len(), 4);
+//! assert!(!client.take_output().is_empty()); // to the socket
 //!
 //! // The server answers each in order.
-//! let v = server.version().unwrap();
-//! server.send(&Response::Success(Success::default()))?;
-//! server.send(&Response::Success(Success::default()))?;
-//! server.send(&Response::Success(Success::default().with("fields", vec!["x"])))?;
-//! server.send(&Response::Record(Record::new(vec![ValueRef::Int(1)])))?;
-//! server.send(&Response::Success(Success::default().with("type", "r")))?;
-//! client.receive(&server.take_output())?;
+//! let mut reply = Vec::new();
+//! for response in [
+//!     Response::Success(Success::default()),
+//!     Response::Success(Success::default()),
+//!     Response::Success(Success::default().with("fields", vec!["x"])),
+//!     Response::Record(Record::new(vec![ValueRef::Int(1)])),
+//!     Response::Success(Success::default().with("type", "r")),
+//! ] {
+//!     response.encode_framed(version, &Chunker::default(), &mut reply)?;
+//! }
+//! client.receive(&reply)?;
 //! let events: Vec<Event> = std::iter::from_fn(|| client.poll_event()).collect();
 //! assert!(matches!(&events[3], Event::Record(fields) if fields == &[Value::Int(1)]));
 //! assert_eq!(client.state(), ServerState::Ready);
-//! # let _ = v;
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! With the `test-support` feature, `ServerConnection` plays a minimal server peer in
+//! tests.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -61,9 +73,9 @@ use std::fmt;
 use packstream::{DecodeLimits, Value};
 
 use crate::chunk::{ChunkError, Chunker, DechunkError, DechunkLimits, Dechunker};
-use crate::handshake::{
-    ClientConfig, ClientHandshake, HandshakeError, ServerConfig, ServerHandshake, Step,
-};
+use crate::handshake::{ClientConfig, ClientHandshake, HandshakeError, Step};
+#[cfg(any(test, feature = "test-support"))]
+use crate::handshake::{ServerConfig, ServerHandshake};
 use crate::message::{
     BoltAgent, Hello, MessageCodec, MessageEncodeError, MessageError, Request, RequestKind,
     Response,
@@ -705,7 +717,6 @@ impl ClientConnection {
                         }
                     }
                     self.confirmed = after_summary(front, self.confirmed, codec.version(), summary);
-
                     self.events.push_back(match summary {
                         Response::Success(s) => Event::Success {
                             request: front.kind,
@@ -729,13 +740,16 @@ impl ClientConnection {
 }
 
 /// One request received by a [`ServerConnection`]: its kind and its message bytes
-/// (decode them with [`Request::decode`] and the connection's version).
+/// (decode them with [`Request::decode`] and the connection's version). Test support, as
+/// [`ServerConnection`].
+#[cfg(any(test, feature = "test-support"))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReceivedRequest {
     kind: RequestKind,
     bytes: Vec<u8>,
 }
 
+#[cfg(any(test, feature = "test-support"))]
 impl ReceivedRequest {
     /// The request's kind.
     pub fn kind(&self) -> RequestKind {
@@ -758,6 +772,50 @@ impl ReceivedRequest {
 
 /// A minimal server side: handshake, framing, request decoding and response encoding.
 /// It keeps no protocol state; a test (or a stub server) decides every answer.
+///
+/// Test support: only with the `test-support` feature (not part of the stable API).
+///
+/// ```
+/// use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerConnection, ServerState};
+/// use bolt::message::{Hello, Logon, Pull, Request, Response, Run, Success, Record};
+/// use bolt::BoltVersion;
+/// use packstream::{Value, ValueRef};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut client = ClientConnection::new(ConnectionConfig::default());
+/// let mut server = ServerConnection::new(Default::default());
+///
+/// // Handshake: bytes go back and forth until both sides agree.
+/// server.receive(&client.take_output())?;
+/// client.receive(&server.take_output())?;
+/// server.receive(&client.take_output())?; // the client's manifest pick
+/// assert_eq!(client.poll_event(), Some(Event::Negotiated(BoltVersion::V6_1)));
+///
+/// // Pipeline HELLO, LOGON, RUN and PULL in one write.
+/// client.send(&Request::Hello(Hello::new("example/1.0")))?;
+/// client.send(&Request::Logon(Logon::basic("neo4j", "secret")))?;
+/// client.send(&Request::Run(Run::new("RETURN 1 AS x")))?;
+/// client.send(&Request::Pull(Pull::new(100)))?;
+/// server.receive(&client.take_output())?;
+/// let kinds: Vec<_> = std::iter::from_fn(|| server.poll_request()).map(|r| r.kind()).collect();
+/// assert_eq!(kinds.len(), 4);
+///
+/// // The server answers each in order.
+/// let v = server.version().unwrap();
+/// server.send(&Response::Success(Success::default()))?;
+/// server.send(&Response::Success(Success::default()))?;
+/// server.send(&Response::Success(Success::default().with("fields", vec!["x"])))?;
+/// server.send(&Response::Record(Record::new(vec![ValueRef::Int(1)])))?;
+/// server.send(&Response::Success(Success::default().with("type", "r")))?;
+/// client.receive(&server.take_output())?;
+/// let events: Vec<Event> = std::iter::from_fn(|| client.poll_event()).collect();
+/// assert!(matches!(&events[3], Event::Record(fields) if fields == &[Value::Int(1)]));
+/// assert_eq!(client.state(), ServerState::Ready);
+/// # let _ = v;
+/// # Ok(())
+/// # }
+/// ```
+#[cfg(any(test, feature = "test-support"))]
 #[derive(Debug)]
 pub struct ServerConnection {
     handshake: Option<ServerHandshake>,
@@ -768,6 +826,7 @@ pub struct ServerConnection {
     requests: VecDeque<ReceivedRequest>,
 }
 
+#[cfg(any(test, feature = "test-support"))]
 impl ServerConnection {
     /// A server side offering what `config` supports.
     pub fn new(config: ServerConfig) -> Self {
