@@ -10,7 +10,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo python-env test test-rust lint test-vectors test-integration test-node test-python test-c fuzz-short bench bench-rust bench-python bench-node chart
+.PHONY: demo python-env test test-rust test-examples copy-long lint test-vectors test-integration test-node test-python test-c fuzz-short bench bench-rust bench-python bench-node chart
 
 # The official Python driver on a real Neo4j 5.26: pure Python vs boltcodec vs
 # neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side.
@@ -21,7 +21,7 @@ demo: python-env
 python-env:
 	bindings/python/scripts/install.sh
 
-test: lint test-rust test-vectors test-integration test-python test-node test-c fuzz-short
+test: lint test-rust test-vectors test-integration test-examples test-python test-node test-c fuzz-short
 	@echo "make test: all suites passed"
 
 lint:
@@ -36,6 +36,16 @@ test-rust:
 # stopped by the script: every Bolt version offered one at a time, WebSocket, the example.
 test-integration:
 	scripts/test-integration.sh
+
+# The examples against real servers: copy 20,000 nodes between two Neo4j 5.26 servers
+# with the Rust connection (crates/bolt/examples/copy.rs) and with the official Python
+# driver, each copy checked against the source.
+test-examples:
+	examples/copy/run.sh 20000
+
+# The copy at 100,000 and 1,000,000 nodes: peak RSS must stay flat (minutes).
+copy-long:
+	examples/copy/run.sh 100000 1000000
 
 # The pyo3 wheel: vectors, differential tests against the driver's pure-Python codec,
 # hostile input, and the drop-in with the official driver against a real Neo4j 5.26.
