@@ -362,9 +362,9 @@ typedef struct bc_decode_limits {
     /**
      * Deepest nesting of lists, maps and structures (the outermost is depth 1).
      * Default 1024. Any value is safe for the stack: decoding, the accessors and views,
-     * `bc_value_format`, the encoder and the connection walk values without recursion
-     * per level (tested at 1 000 000 levels, and at the default on a 256 KiB thread
-     * stack). Memory grows with the depth instead (measured at 1 000 000 levels: about
+     * `bc_value_format`, the encoder and the connection recurse a few levels at most and
+     * walk deeper values with an explicit stack (tested at 1 000 000 levels, and at the
+     * default on a 256 KiB thread stack). Memory grows with the depth instead (measured at 1 000 000 levels: about
      * 70 bytes per level to decode, 160 to format).
      */
     uint32_t max_depth;

@@ -23,9 +23,9 @@ pub const BC_OPT_COPY_INPUT: u32 = 4;
 pub struct bc_decode_limits {
     /// Deepest nesting of lists, maps and structures (the outermost is depth 1).
     /// Default 1024. Any value is safe for the stack: decoding, the accessors and views,
-    /// `bc_value_format`, the encoder and the connection walk values without recursion
-    /// per level (tested at 1 000 000 levels, and at the default on a 256 KiB thread
-    /// stack). Memory grows with the depth instead (measured at 1 000 000 levels: about
+    /// `bc_value_format`, the encoder and the connection recurse a few levels at most and
+    /// walk deeper values with an explicit stack (tested at 1 000 000 levels, and at the
+    /// default on a 256 KiB thread stack). Memory grows with the depth instead (measured at 1 000 000 levels: about
     /// 70 bytes per level to decode, 160 to format).
     pub max_depth: u32,
     /// Longest string in bytes. Default 2 147 483 647.
