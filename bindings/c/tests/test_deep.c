@@ -481,6 +481,56 @@ static void connection_refuses_a_million_levels_at_the_default_limit(void) {
     bc_connection_free(c);
 }
 
+/* RUN with parameters {p: `depth` list levels}, sent on a negotiated 4.4 connection:
+ * `want` is the status; on success the RUN message the connection wrote carries the
+ * parameters unchanged. (Request maps from C are read with the default limits.) */
+static void run_with_deep_parameters(size_t depth, bc_status want) {
+    bc_connection_config cfg;
+    CHECK_OK(bc_connection_config_default(&cfg));
+    cfg.flags = BC_HANDSHAKE_LEGACY;
+    cfg.supported = &V44;
+    cfg.supported_len = 1;
+    bc_connection *c = NULL;
+    CHECK_OK(bc_connection_new(&cfg, &c));
+    const uint8_t *o;
+    size_t n;
+    CHECK_OK(bc_connection_output(c, &o, &n));
+    CHECK_OK(bc_connection_consume_output(c, n));
+    static const uint8_t reply[4] = {0, 0, 4, 4};
+    CHECK_OK(bc_connection_receive(c, reply, 4));
+    CHECK_OK(bc_connection_send_hello(c, "deep/1.0", 8, NULL, 0));
+    CHECK_OK(bc_connection_output(c, &o, &n));
+    CHECK_OK(bc_connection_consume_output(c, n));
+    buf params = {0};
+    buf_put(&params, "\xA1\x81p", 3);
+    put_deep(&params, NEST_LIST, depth);
+    CHECK_ST(bc_connection_send_run(c, "RETURN $p", 9, params.p, params.len, NULL, 0), want);
+    if (want == BC_OK) {
+        CHECK_OK(bc_connection_output(c, &o, &n));
+        bc_dechunker *ch = NULL;
+        CHECK_OK(bc_dechunker_new(&ch));
+        size_t count = 0;
+        CHECK_OK(bc_dechunker_feed(ch, o, n, &count));
+        bc_message m;
+        CHECK(count == 1);
+        if (count == 1) {
+            CHECK_OK(bc_dechunker_message(ch, 0, &m));
+            /* B3 10, the query, the parameters, then the extra map. */
+            size_t at = 2 + 1 + 9;
+            CHECK(m.len > at + params.len && m.data[0] == 0xB3 && m.data[1] == 0x10);
+            CHECK(m.len > at + params.len && memcmp(m.data + at, params.p, params.len) == 0);
+        }
+        bc_dechunker_free(ch);
+    }
+    buf_free(&params);
+    bc_connection_free(c);
+}
+
+static void request_parameters_a_million_deep_are_refused_and_at_the_limit_sent(void) {
+    run_with_deep_parameters(DEEP, BC_ERR_LIMIT_EXCEEDED);
+    run_with_deep_parameters(DEFAULT_DEPTH - 1, BC_OK);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* The default limit on a 256 KiB thread stack                                        */
 
@@ -499,6 +549,7 @@ static void small_stack_work(void) {
     check_deep_record_events(c, DEFAULT_DEPTH - 2);
     bc_connection_free(c);
     connection_refuses_a_million_levels_at_the_default_limit();
+    request_parameters_a_million_deep_are_refused_and_at_the_limit_sent();
 }
 
 static void *small_stack_thread(void *arg) {
@@ -526,6 +577,7 @@ int main(void) {
     RUN(node_relationship_path_views_of_a_million_levels);
     RUN(connection_receives_a_record_nested_a_million_deep);
     RUN(connection_refuses_a_million_levels_at_the_default_limit);
+    RUN(request_parameters_a_million_deep_are_refused_and_at_the_limit_sent);
     RUN(default_limit_on_a_256_kib_thread_stack);
     return h_finish();
 }
