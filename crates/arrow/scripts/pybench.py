@@ -164,8 +164,8 @@ def child(name: str, rows: int) -> None:
         "to_df": lambda: variant_to_df(rows),
     }[name]
     # Imports are not part of the measurement.
-    import boltcodec
-
+    if name in ("floor", "arrow", "polars"):
+        import boltcodec
     if name in ("arrow", "polars"):
         import boltcodec.arrow  # noqa: F401
         import pyarrow  # noqa: F401

@@ -412,7 +412,6 @@ impl Builder {
                 r
             }
             (Builder::List { .. }, ValueRef::List(items)) => self.append_list(
-                items.len(),
                 |child, cx| items.iter().try_for_each(|item| child.append(item, cx)),
                 cx,
             ),
@@ -440,13 +439,8 @@ impl Builder {
         }
     }
 
-    /// Appends one list of `n` items written by `fill` into the child builder.
-    fn append_list(
-        &mut self,
-        n: usize,
-        fill: impl FnOnce(&mut Builder, &mut Cx) -> Res,
-        cx: &mut Cx,
-    ) -> Res {
+    /// Appends one list whose items `fill` writes into the child builder.
+    fn append_list(&mut self, fill: impl FnOnce(&mut Builder, &mut Cx) -> Res, cx: &mut Cx) -> Res {
         let Builder::List {
             offsets,
             nulls,
@@ -457,9 +451,7 @@ impl Builder {
             return Err(AppendError::Mismatch("List"));
         };
         fill(child, cx)?;
-        let end = offset(child.len())?;
-        debug_assert_eq!(end as usize, *offsets.last().unwrap_or(&0) as usize + n);
-        offsets.push(end);
+        offsets.push(offset(child.len())?);
         nulls.append_non_null();
         Ok(())
     }
@@ -594,7 +586,6 @@ impl Builder {
         c[0].append_int(n.id)?;
         c[1].append_opt_str(n.element_id)?;
         c[2].append_list(
-            n.labels.len(),
             |child, _| n.labels.iter().try_for_each(|l| child.append_str(l)),
             cx,
         )?;
@@ -762,12 +753,10 @@ impl Builder {
                 let c = self.children(Role::Path)?;
                 let (nodes, rels) = c.split_at_mut(1);
                 nodes[0].append_list(
-                    p.nodes().len(),
                     |child, cx| p.nodes().iter().try_for_each(|n| child.append_node(n, cx)),
                     cx,
                 )?;
                 rels[0].append_list(
-                    p.len(),
                     |child, cx| {
                         p.segments()
                             .try_for_each(|seg| child.append_rel(&seg.to_relationship(), cx))

@@ -93,13 +93,13 @@ fn at_stream(offset: Option<u64>) -> String {
 impl Error {
     /// The byte offset the error points at: inside the record message for
     /// [`Error::Record`] and [`Error::TypeChanged`], in the stream for
-    /// [`Error::Stream`]; `None` when there is none.
+    /// [`Error::Stream`]; `None` for the others ([`Error::stream_offset`] says where the
+    /// record concerned starts, when known).
     #[must_use]
     pub fn offset(&self) -> Option<u64> {
         match self {
             Error::Record { source, .. } => Some(source.offset() as u64),
             Error::TypeChanged { offset, .. } => Some(*offset as u64),
-            Error::FieldCount { .. } => Some(2),
             Error::Stream(e) => e.offset(),
             _ => None,
         }

@@ -758,3 +758,35 @@ fn a_given_schema_is_used_from_the_first_batch() {
         "schema: column `n`: unsupported type UInt8"
     );
 }
+
+#[test]
+fn records_built_from_values_take_the_same_rules() {
+    // Records made with Record::new (a test peer, a server) have no bytes to decode.
+    let records = [
+        Record::new(vec![ValueRef::Int(1), ValueRef::String("a")]),
+        Record::new(vec![ValueRef::Float(0.5), ValueRef::Null]),
+    ];
+    let b = ArrowDecoder::new(V, ["n", "s"]).decode(&records).unwrap();
+    assert_eq!(b.schema().field(0).data_type(), &DataType::Float64);
+    assert_eq!(
+        b.column(0).as_primitive::<Float64Type>().values(),
+        &[1.0, 0.5]
+    );
+    let s: Vec<_> = b.column(1).as_string::<i32>().iter().collect();
+    assert_eq!(s, [Some("a"), None]);
+    let wrong = [Record::new(vec![ValueRef::Int(1)])];
+    let err = ArrowDecoder::new(V, ["n", "s"]).decode(&wrong).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::FieldCount {
+                found: 1,
+                expected: 2,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.offset(), None);
+    assert_eq!(err.kind(), "field_count");
+}
