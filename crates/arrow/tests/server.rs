@@ -19,6 +19,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::DataType;
 use bolt::chunk::{Chunker, Dechunker};
 use bolt::connection::{ClientConnection, ConnectionConfig, Event};
+use bolt::handshake::{ClientConfig, Proposal};
 use bolt::message::{BoltAgent, Hello, Logon, MessageCodec, Pull, Request, Response, Run, Summary};
 use bolt::BoltVersion;
 use bolt_arrow::PullDecoder;
@@ -42,11 +43,25 @@ struct Session {
 }
 
 impl Session {
+    /// The newest version both sides speak.
     fn open() -> Session {
+        Session::open_with(None)
+    }
+
+    /// Offers `only.0` and nothing else; for 4.4, `only.1` says whether HELLO asks for
+    /// the `utc` patch.
+    fn open_with(only: Option<(BoltVersion, bool)>) -> Session {
         let port: u16 = var("NEO4J_BOLT_PORT").parse().expect("port");
         let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
         stream.set_nodelay(true).unwrap();
-        let mut conn = ClientConnection::new(ConnectionConfig::default());
+        let mut config = ConnectionConfig::default();
+        if let Some((v, _)) = only {
+            let none = Proposal::Empty;
+            config.handshake =
+                ClientConfig::new([Proposal::exact(v), none, none, none]).with_supported(&[v]);
+        }
+        let ask_utc = only.is_none_or(|(_, utc)| utc);
+        let mut conn = ClientConnection::new(config);
         let mut buf = vec![0u8; 256 * 1024];
         let mut next = |conn: &mut ClientConnection, stream: &mut TcpStream| loop {
             stream.write_all(&conn.take_output()).unwrap();
@@ -64,7 +79,7 @@ impl Session {
         if version.has_bolt_agent() {
             hello = hello.with_bolt_agent(BoltAgent::new("boltcodec/0.1"));
         }
-        if version.supports_utc_patch() {
+        if version.supports_utc_patch() && ask_utc {
             hello = hello.with_patch_bolt(["utc"]);
         }
         let (user, password) = (var("NEO4J_USER"), var("NEO4J_PASSWORD"));
@@ -198,10 +213,38 @@ fn ty(types: &[(String, DataType)], name: &str) -> String {
         .unwrap_or_else(|| panic!("no column {name}"))
 }
 
+/// Every version the server negotiates, one at a time (4.4 with and without the `utc`
+/// patch): Neo4j 5.26 offers 4.4, 5.0–5.4 and 5.6–5.8; 2026.x adds 6.0 and 6.1.
+fn offers() -> Vec<(BoltVersion, bool)> {
+    use BoltVersion as V;
+    let mut v = vec![(V::V4_4, true), (V::V4_4, false)];
+    for x in [
+        V::V5_0,
+        V::V5_1,
+        V::V5_2,
+        V::V5_3,
+        V::V5_4,
+        V::V5_6,
+        V::V5_7,
+        V::V5_8,
+    ] {
+        v.push((x, false));
+    }
+    if var("NEO4J_FLAVOUR") == "2026" {
+        v.extend([(V::V6_0, false), (V::V6_1, false)]);
+    }
+    v
+}
+
 #[test]
 #[ignore = "needs a Neo4j server: scripts/with-neo4j.sh"]
 fn every_cypher_type_from_a_real_server_into_arrow() {
-    let mut s = Session::open();
+    for offer in offers() {
+        every_type(&mut Session::open_with(Some(offer)));
+    }
+}
+
+fn every_type(s: &mut Session) {
     let q = "RETURN 1 AS i, 1.5 AS f, 'x' AS s, true AS b, null AS n, [1, 2] AS l, \
              [1, 'a'] AS mixed, {a: 1, b: 2} AS m, $bytes AS bytes, \
              date('2024-01-31') AS d, localtime('12:00:01.5') AS lt, \
@@ -228,11 +271,18 @@ fn every_cypher_type_from_a_real_server_into_arrow() {
         ("lt", "Time64(ns)"),
         ("ldt", "Timestamp(ns)"),
         ("dto", "Timestamp(ns, \"+01:00\")"),
-        ("dtz", "Timestamp(ns, \"Europe/Stockholm\")"),
         ("du", "Interval(MonthDayNano)"),
     ] {
-        assert_eq!(ty(&t, name), want, "column {name}");
+        assert_eq!(ty(&t, name), want, "column {name} in Bolt {}", s.version);
     }
+    // Without the utc patch, Bolt 4.4 sends zone-id DateTimes as local time only:
+    // canonical text (crate documentation).
+    let dtz = if s.version.utc_datetime() {
+        "Timestamp(ns, \"Europe/Stockholm\")"
+    } else {
+        "Utf8"
+    };
+    assert_eq!(ty(&t, "dtz"), dtz, "Bolt {}", s.version);
     assert!(ty(&t, "m").starts_with("Map("));
     assert!(ty(&t, "t").starts_with("Struct(\"time\": Time64(ns)"));
     assert!(ty(&t, "p3").starts_with("Struct(\"srid\": Int64"));
@@ -252,7 +302,7 @@ fn every_cypher_type_from_a_real_server_into_arrow() {
     let (batches, _) = s.pull(&fields, 1000, false);
     assert!(batches.is_empty());
 
-    if var("NEO4J_FLAVOUR") == "2026" && s.version.has_uuid() {
+    if var("NEO4J_FLAVOUR") == "2026" && s.version.has_vector() {
         let q = "CYPHER 25 RETURN vector([1.5, -2.25, 0.0], 3, FLOAT32) AS f32, \
                  vector([1, -2, 127], 3, INTEGER8) AS i8, \
                  uuid('2c4a9b6e-93f3-4b14-9a53-2c0f5f0e8a11') AS u";
@@ -260,7 +310,13 @@ fn every_cypher_type_from_a_real_server_into_arrow() {
         let t = types(&batches);
         assert_eq!(ty(&t, "f32"), "FixedSizeList(3 x Float32)");
         assert_eq!(ty(&t, "i8"), "FixedSizeList(3 x Int8)");
-        assert_eq!(ty(&t, "u"), "FixedSizeBinary(16)");
+        // Bolt 6.0 carries a UUID as UnsupportedType: canonical text.
+        let u = if s.version.has_uuid() {
+            "FixedSizeBinary(16)"
+        } else {
+            "Utf8"
+        };
+        assert_eq!(ty(&t, "u"), u, "Bolt {}", s.version);
     }
 }
 
