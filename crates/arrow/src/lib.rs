@@ -103,7 +103,10 @@
 //!
 //! Malformed records give an [`Error`] with the record's index and the byte offset
 //! (inside the message, and in the stream when known); a batch builds into fresh Arrow
-//! builders, so an error leaves nothing half-written. No input panics.
+//! builders, so an error leaves nothing half-written. No input panics. Shapes that make
+//! many values of few bytes (100,000 empty lists, maps, nodes or unknown structures in
+//! one record, deep nesting) peak below 96 bytes per input byte plus 1 MiB
+//! (`tests/memory.rs` measures about 50), and a stream fed in pieces holds one batch.
 
 mod acc;
 mod build;

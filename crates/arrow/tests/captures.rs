@@ -4,26 +4,15 @@
 //! [`PullDecoder`] (the raw chunked bytes as the server sent them).
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use bolt::message::{MessageCodec, Response};
 use bolt::BoltVersion;
 use bolt_arrow::{ArrowDecoder, PullDecoder};
 use packstream::ValueRef;
+use test_support::{capture_files, hex};
 
 mod common;
 use common::check_batch;
-
-fn captures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/captures")
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
 
 /// The version of a capture set, from its directory name (tests/captures/README.md).
 fn version_of(set: &str) -> BoltVersion {
@@ -70,82 +59,75 @@ fn every_captured_pull_response_decodes_into_arrow_value_by_value() {
     let mut results = 0;
     let mut values = 0;
     let mut types = std::collections::BTreeSet::new();
-    for server in fs::read_dir(captures_dir()).expect("captures") {
-        let server = server.unwrap().path();
-        if !server.is_dir() {
-            continue;
-        }
-        for set in fs::read_dir(&server).unwrap() {
-            let set = set.unwrap().path();
-            let version = version_of(set.file_name().unwrap().to_str().unwrap());
-            let codec = MessageCodec::new(version);
-            for file in fs::read_dir(&set).unwrap() {
-                let file = file.unwrap().path();
-                let at = file.display().to_string();
-                let (raw, msgs) = parse(&fs::read_to_string(&file).unwrap());
-                files += 1;
-                let mut i = 0;
-                while i < msgs.len() {
-                    let fields = match codec.decode_response(&msgs[i].bytes) {
-                        Ok(Response::Success(s)) => s.fields(),
-                        _ => None,
-                    };
-                    i += 1;
-                    let Some(fields) = fields else { continue };
-                    // The PULL reply: records up to the summary.
-                    let start = i;
-                    while i < msgs.len()
-                        && matches!(
-                            codec.decode_response(&msgs[i].bytes),
-                            Ok(Response::Record(_))
-                        )
-                    {
-                        i += 1;
-                    }
-                    let messages: Vec<&[u8]> =
-                        msgs[start..i].iter().map(|m| m.bytes.as_slice()).collect();
-                    let run = codec.decode_records(messages);
-                    assert!(run.error().is_none(), "{at}");
-                    let rows: Vec<Vec<ValueRef<'_>>> = run
-                        .records()
-                        .iter()
-                        .map(|r| r.fields().expect("the core decodes it"))
-                        .collect();
-                    let mut dec = ArrowDecoder::new(version, fields.iter().copied());
-                    let batch = dec
-                        .decode(run.records())
-                        .unwrap_or_else(|e| panic!("{at}: {e}"));
-                    values += check_batch(version, &batch, &rows, &at);
-                    for f in batch.schema().fields() {
-                        types.insert(f.data_type().to_string());
-                    }
-                    results += 1;
-
-                    // The same through the raw bytes, cut in two in the middle.
-                    let summary_ok = matches!(
-                        msgs.get(i).map(|m| codec.decode_response(&m.bytes)),
-                        Some(Ok(Response::Success(_)))
-                    );
-                    if !summary_ok {
-                        continue;
-                    }
-                    let from = msgs[start].offset;
-                    let to = msgs.get(i + 1).map_or(raw.len(), |m| m.offset);
-                    let bytes = &raw[from..to];
-                    let mut pull = PullDecoder::new(version, fields.iter().copied());
-                    let mut got = Vec::new();
-                    for part in [&bytes[..bytes.len() / 2], &bytes[bytes.len() / 2..]] {
-                        got.extend(pull.feed(part).unwrap_or_else(|e| panic!("{at}: {e}")));
-                    }
-                    assert!(pull.is_done() || pull.has_more(), "{at}");
-                    let mut row = 0;
-                    for b in &got {
-                        check_batch(version, b, &rows[row..row + b.num_rows()], &at);
-                        row += b.num_rows();
-                    }
-                    assert_eq!(row, rows.len(), "{at}");
-                }
+    for file in capture_files() {
+        let set = file
+            .parent()
+            .and_then(|p| p.file_name())
+            .expect("a set directory");
+        let version = version_of(set.to_str().expect("UTF-8 name"));
+        let codec = MessageCodec::new(version);
+        let at = file.display().to_string();
+        let (raw, msgs) = parse(&fs::read_to_string(&file).unwrap());
+        files += 1;
+        let mut i = 0;
+        while i < msgs.len() {
+            let fields = match codec.decode_response(&msgs[i].bytes) {
+                Ok(Response::Success(s)) => s.fields(),
+                _ => None,
+            };
+            i += 1;
+            let Some(fields) = fields else { continue };
+            // The PULL reply: records up to the summary.
+            let start = i;
+            while i < msgs.len()
+                && matches!(
+                    codec.decode_response(&msgs[i].bytes),
+                    Ok(Response::Record(_))
+                )
+            {
+                i += 1;
             }
+            let messages: Vec<&[u8]> = msgs[start..i].iter().map(|m| m.bytes.as_slice()).collect();
+            let run = codec.decode_records(messages);
+            assert!(run.error().is_none(), "{at}");
+            let rows: Vec<Vec<ValueRef<'_>>> = run
+                .records()
+                .iter()
+                .map(|r| r.fields().expect("the core decodes it"))
+                .collect();
+            let mut dec = ArrowDecoder::new(version, fields.iter().copied());
+            let batch = dec
+                .decode(run.records())
+                .unwrap_or_else(|e| panic!("{at}: {e}"));
+            values += check_batch(version, &batch, &rows, &at);
+            for f in batch.schema().fields() {
+                types.insert(f.data_type().to_string());
+            }
+            results += 1;
+
+            // The same through the raw bytes, cut in two in the middle.
+            let summary_ok = matches!(
+                msgs.get(i).map(|m| codec.decode_response(&m.bytes)),
+                Some(Ok(Response::Success(_)))
+            );
+            if !summary_ok {
+                continue;
+            }
+            let from = msgs[start].offset;
+            let to = msgs.get(i + 1).map_or(raw.len(), |m| m.offset);
+            let bytes = &raw[from..to];
+            let mut pull = PullDecoder::new(version, fields.iter().copied());
+            let mut got = Vec::new();
+            for part in [&bytes[..bytes.len() / 2], &bytes[bytes.len() / 2..]] {
+                got.extend(pull.feed(part).unwrap_or_else(|e| panic!("{at}: {e}")));
+            }
+            assert!(pull.is_done() || pull.has_more(), "{at}");
+            let mut row = 0;
+            for b in &got {
+                check_batch(version, b, &rows[row..row + b.num_rows()], &at);
+                row += b.num_rows();
+            }
+            assert_eq!(row, rows.len(), "{at}");
         }
     }
     eprintln!("{files} captures, {results} results, {values} values checked; types: {types:?}");

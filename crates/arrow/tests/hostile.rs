@@ -9,16 +9,9 @@ use bolt::message::{Failure, MessageCodec, Record, Response, Success};
 use bolt::BoltVersion;
 use bolt_arrow::{ArrowDecoder, Error, PullDecoder};
 use packstream::{ErrorKind, ValueRef};
+use test_support::hex;
 
 const V: BoltVersion = BoltVersion::V5_8;
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn record(values: Vec<ValueRef<'_>>) -> Vec<u8> {
     Response::Record(Record::new(values)).to_vec(V).unwrap()
