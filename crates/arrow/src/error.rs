@@ -81,7 +81,10 @@ pub enum Error {
     /// after the final summary).
     #[error("{0}")]
     Protocol(String),
-    /// Assembling the Arrow arrays failed (a bug if it ever happens: report it).
+    /// Assembling the Arrow arrays failed: a schema given with
+    /// [`ArrowDecoder::with_schema`](crate::ArrowDecoder::with_schema) declares a field
+    /// non-nullable and a value is null; with an inferred schema this is a bug (report
+    /// it).
     #[error("arrow: {0}")]
     Arrow(#[from] ArrowError),
 }

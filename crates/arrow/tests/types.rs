@@ -790,3 +790,14 @@ fn records_built_from_values_take_the_same_rules() {
     assert_eq!(err.offset(), None);
     assert_eq!(err.kind(), "field_count");
 }
+
+#[test]
+fn a_null_in_a_field_a_given_schema_declares_non_nullable_is_an_arrow_error() {
+    let schema = Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false)]));
+    let mut dec = ArrowDecoder::new(V, ["n"]).with_schema(schema).unwrap();
+    let b = decode_with(&mut dec, &[vec![ValueRef::Int(1)]]).unwrap();
+    assert_eq!(b.num_rows(), 1);
+    let err = decode_with(&mut dec, &[vec![ValueRef::Null]]).unwrap_err();
+    assert!(matches!(err, Error::Arrow(_)), "{err:?}");
+    assert_eq!(err.kind(), "arrow");
+}
