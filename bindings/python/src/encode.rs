@@ -316,6 +316,10 @@ impl<'py> Packer<'py, '_> {
             self.pack_int(i.as_any())?;
         } else if let Ok(f) = obj.cast_exact::<PyFloat>() {
             self.enc.write_float(f.value());
+        } else if let Ok(b) = obj.cast_exact::<PyBool>() {
+            self.enc.write_bool(b.is_true());
+        } else if let Ok(b) = obj.cast_exact::<PyBytes>() {
+            self.enc.write_bytes(b.as_bytes()).map_err(overflow_for)?;
         } else if depth >= RECURSION_LEVELS {
             self.run(obj, depth)?;
         } else if let Ok(list) = obj.cast_exact::<PyList>() {
