@@ -231,6 +231,10 @@ typedef struct bc_dechunker bc_dechunker;
  * A PackStream decoder: turns bytes into a read-only `bc_value` tree held in memory
  * the decoder owns. Create with `bc_decoder_new`, free with `bc_decoder_free`.
  *
+ * Memory: the values of the last successful decode, plus up to about 4 MiB of nodes
+ * and 4 MiB of input copy kept for reuse; the memory of a larger value is freed once
+ * another decode replaces it.
+ *
  * Not thread-safe: use one decoder per thread (different decoders are independent).
  */
 typedef struct bc_decoder bc_decoder;
@@ -1582,7 +1586,8 @@ enum bc_status bc_decoder_decode_messages(struct bc_decoder *dec,
 
 /**
  * Releases the values of the last decode (they become invalid) and clears the last
- * error; keeps the limits, options and memory for reuse.
+ * error; keeps the limits, the options, and memory for reuse up to a bound (about
+ * 4 MiB of nodes and 4 MiB of input copy per buffer; the rest is freed).
  *
  * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
  *

@@ -300,6 +300,13 @@ impl bc_connection {
         // Moving the buffers does not move the memory the event points into (the texts'
         // pointers are taken after the move all the same).
         std::mem::swap(&mut self.current, &mut self.spare);
+        // The previous event is dead: its memory beyond a bound is freed.
+        self.current.tree.trim_scratch();
+        self.spare.tree.clear_and_trim();
+        self.spare.encoded.clear();
+        self.spare.encoded.shrink_to(4 << 20);
+        self.spare.code = None;
+        self.spare.message = None;
         let c = &self.current;
         out.code = c.code.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
         out.message = c.message.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());

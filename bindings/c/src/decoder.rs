@@ -66,6 +66,10 @@ impl From<bc_decode_limits> for DecodeLimits {
 /// A PackStream decoder: turns bytes into a read-only `bc_value` tree held in memory
 /// the decoder owns. Create with `bc_decoder_new`, free with `bc_decoder_free`.
 ///
+/// Memory: the values of the last successful decode, plus up to about 4 MiB of nodes
+/// and 4 MiB of input copy kept for reuse; the memory of a larger value is freed once
+/// another decode replaces it.
+///
 /// Not thread-safe: use one decoder per thread (different decoders are independent).
 pub struct bc_decoder {
     opts: DecodeOptions,
@@ -89,6 +93,18 @@ struct Output {
     input: Vec<u8>,
 }
 
+/// Bytes of input copy an [`Output`] keeps for reuse once its values are dead.
+const KEEP_INPUT: usize = 4 << 20;
+
+impl Output {
+    /// Forgets the values (dead by now) and frees their memory beyond a bound.
+    fn trim(&mut self) {
+        self.tree.clear_and_trim();
+        self.input.clear();
+        self.input.shrink_to(KEEP_INPUT);
+    }
+}
+
 impl Handle for bc_decoder {
     fn error_state(&mut self) -> &mut ErrorState {
         &mut self.err
@@ -106,7 +122,9 @@ impl bc_decoder {
         }
     }
 
-    /// Makes the output just built the current one; returns its root.
+    /// Makes the output just built the current one; returns its root. The previous
+    /// values are dead then: their memory is trimmed to a bound, as are the build
+    /// buffers (regression test `decoder_kept_the_memory_of_its_largest_value`).
     fn commit(&mut self) -> Res<*const bc_value> {
         let root = self
             .next
@@ -115,7 +133,26 @@ impl bc_decoder {
             .ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))?;
         // Moving the trees and vectors does not move the memory the values live in.
         std::mem::swap(&mut self.current, &mut self.next);
+        self.current.tree.trim_scratch();
+        self.next.trim();
         Ok(root)
+    }
+
+    /// After a failed decode: the partial value built aside is dead; trims its memory.
+    fn discard<T>(&mut self, r: Res<T>) -> Res<T> {
+        if r.is_err() {
+            self.next.trim();
+        }
+        r
+    }
+
+    /// Bytes of memory the decoder holds for values and input copies.
+    #[cfg(test)]
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        [&self.current, &self.next]
+            .iter()
+            .map(|o| o.tree.capacity_bytes() + o.input.capacity())
+            .sum()
     }
 
     /// Decodes one value from the start of `data`; returns the bytes it used.
@@ -359,7 +396,8 @@ pub unsafe extern "C" fn bc_decoder_decode(
     unsafe {
         ffi::with_handle(dec, |d| {
             let (data, out) = (ffi::bytes(data, len)?, Out::new(out)?);
-            let (root, _) = d.decode(data, true)?;
+            let r = d.decode(data, true);
+            let (root, _) = d.discard(r)?;
             out.set(root);
             Ok(())
         })
@@ -389,7 +427,8 @@ pub unsafe extern "C" fn bc_decoder_decode_prefix(
         ffi::with_handle(dec, |d| {
             let (data, out, consumed) =
                 (ffi::bytes(data, len)?, Out::new(out)?, Out::new(consumed)?);
-            let (root, used) = d.decode(data, false)?;
+            let r = d.decode(data, false);
+            let (root, used) = d.discard(r)?;
             out.set(root);
             consumed.set(used);
             Ok(())
@@ -418,7 +457,8 @@ pub unsafe extern "C" fn bc_decoder_decode_all(
     unsafe {
         ffi::with_handle(dec, |d| {
             let (data, out) = (ffi::bytes(data, len)?, Out::new(out)?);
-            out.set(d.decode_all(data)?);
+            let r = d.decode_all(data);
+            out.set(d.discard(r)?);
             Ok(())
         })
     }
@@ -452,14 +492,16 @@ pub unsafe extern "C" fn bc_decoder_decode_messages(
             for m in list {
                 parts.push(ffi::bytes(m.data, m.len)?);
             }
-            out.set(d.decode_parts(&parts)?);
+            let r = d.decode_parts(&parts);
+            out.set(d.discard(r)?);
             Ok(())
         })
     }
 }
 
 /// Releases the values of the last decode (they become invalid) and clears the last
-/// error; keeps the limits, options and memory for reuse.
+/// error; keeps the limits, the options, and memory for reuse up to a bound (about
+/// 4 MiB of nodes and 4 MiB of input copy per buffer; the rest is freed).
 ///
 /// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
 ///
@@ -470,10 +512,8 @@ pub unsafe extern "C" fn bc_decoder_reset(dec: *mut bc_decoder) -> bc_status {
     // SAFETY: forwarded contract.
     unsafe {
         ffi::with_handle(dec, |d| {
-            for o in [&mut d.current, &mut d.next] {
-                o.tree.clear();
-                o.input.clear();
-            }
+            d.current.trim();
+            d.next.trim();
             d.err.clear();
             Ok(())
         })

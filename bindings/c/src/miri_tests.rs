@@ -794,6 +794,42 @@ fn decoded_root_was_invalidated_by_the_next_reborrow_of_the_decoder() {
     }
 }
 
+/// Regression (issue 13: memory given back after large calls): a decoder kept the
+/// memory of the largest value it had ever decoded (its nodes, the build buffers and the
+/// input copy) for the rest of its life; with a second buffer for failing decodes, up to
+/// twice that (104 MB after the 2 MB list below). Now what is not live is trimmed to
+/// about 4 MiB per buffer. Not under
+/// Miri (two million nodes).
+#[test]
+#[cfg_attr(miri, ignore)]
+fn decoder_kept_the_memory_of_its_largest_value() {
+    // SAFETY: a decoder created and freed here; values read while valid.
+    unsafe {
+        const N: usize = 2_000_000;
+        let d = decoder(BC_OPT_COPY_INPUT);
+        let mut big = vec![0xD6];
+        big.extend_from_slice(&(N as u32).to_be_bytes());
+        big.resize(5 + N, 0x01);
+        let v = decode(d, &big);
+        assert_eq!(((*v).kind, (*v).len as usize), (BC_TYPE_LIST, N));
+        let live = (*d).capacity_bytes();
+        assert!(live > N * 16, "the big value's nodes: {live} bytes");
+        // A failing decode of a big input, then small ones: the big memory goes.
+        big[5 + N - 1] = 0xC4;
+        assert_ne!(decode_status(d, &big), BC_OK);
+        for _ in 0..2 {
+            let small = hx("92 01 81 61");
+            let w = decode(d, &small);
+            assert_eq!(text_of(item(w, 1)), "a");
+        }
+        let kept = (*d).capacity_bytes();
+        assert!(kept <= 24 << 20, "kept {kept} bytes after small decodes");
+        ok!(bc_decoder_reset(d));
+        assert!((*d).capacity_bytes() <= 24 << 20);
+        bc_decoder_free(d);
+    }
+}
+
 /// Regression (issue 13: one bad call must never touch another): a decode that failed
 /// had already cleared the decoder's tree and built part of the bad value over the nodes
 /// of the last successful decode, so the values the caller held changed under it (and,

@@ -213,6 +213,28 @@ impl<T: Copy> Arena<T> {
         self.current = 0;
     }
 
+    /// Forgets every item and frees the chunks beyond the first `keep` items of
+    /// capacity.
+    fn clear_and_trim(&mut self, keep: usize) {
+        self.clear();
+        let mut total = 0usize;
+        let kept = self
+            .chunks
+            .iter()
+            .take_while(|c| {
+                total += c.capacity();
+                total <= keep
+            })
+            .count();
+        self.chunks.truncate(kept);
+    }
+
+    /// Bytes of capacity held.
+    #[cfg(test)]
+    fn capacity_bytes(&self) -> usize {
+        self.chunks.iter().map(Vec::capacity).sum::<usize>() * size_of::<T>()
+    }
+
     /// Copies `items` into the arena, contiguously; returns their address (stable until
     /// the next clear).
     #[inline]
@@ -270,7 +292,40 @@ pub(crate) struct Tree {
     roots: Vec<bc_value>,
 }
 
+/// Memory a tree keeps for reuse once its values are dead, per buffer: 262 144 nodes
+/// (4 MiB; every benchmark workload fits, so steady decoding allocates nothing). A
+/// larger value's memory is given back, so that one huge value does not stay allocated
+/// for the life of the handle.
+const KEEP_NODES: usize = 1 << 18;
+
 impl Tree {
+    /// Forgets the last value and frees its memory beyond [`KEEP_NODES`] nodes per
+    /// buffer.
+    pub(crate) fn clear_and_trim(&mut self) {
+        self.clear();
+        self.arena.clear_and_trim(KEEP_NODES);
+        self.uuids.clear_and_trim(KEEP_NODES / 16);
+        self.trim_scratch();
+    }
+
+    /// Frees the build buffers' memory beyond [`KEEP_NODES`] nodes (they are empty
+    /// between builds; the values are not touched).
+    pub(crate) fn trim_scratch(&mut self) {
+        self.scratch.shrink_to(KEEP_NODES);
+        self.open.shrink_to(KEEP_NODES);
+        self.roots.shrink_to(KEEP_NODES);
+    }
+
+    /// Bytes of memory the tree holds (values and build buffers).
+    #[cfg(test)]
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.arena.capacity_bytes()
+            + self.uuids.capacity_bytes()
+            + self.scratch.capacity() * size_of::<bc_value>()
+            + self.open.capacity() * size_of::<Open>()
+            + self.roots.capacity() * size_of::<bc_value>()
+    }
+
     /// Forgets the last value (keeps the memory).
     pub(crate) fn clear(&mut self) {
         self.arena.clear();
