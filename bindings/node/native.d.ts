@@ -23,8 +23,14 @@ export declare class NativeCodec {
   constructor(options?: NativeOptions | undefined | null)
   /** The size of the tape header in bytes (the smallest useful `out`). */
   headerBytes(): number
-  /** Decodes `input` as exactly one PackStream value. */
-  decodeValue(input: Buffer, out: Buffer): number
+  /**
+   * Decodes the PackStream value at the start of `input`. With `exact` (the default),
+   * `input` must be exactly one value (`trailing_bytes` otherwise); with
+   * `exact: false` the bytes after the value are left alone, and header word 18 of
+   * the tape says how many bytes the value took (as a stream reader needs: read one
+   * value, move past it).
+   */
+  decodeValue(input: Buffer, out: Buffer, exact?: boolean | undefined | null): number
   /**
    * Decodes `input`, a buffer of complete framed Bolt messages (chunks and end markers).
    * With `records`, every message must be a RECORD and only its field list is written.

@@ -1,13 +1,14 @@
 //! Decoding entry points: one value, a buffer of framed messages, a stream of reads, and
 //! the same off the JS thread.
 
-use bolt::chunk::{DechunkError, DechunkLimits, Dechunker};
+use bolt::chunk::{DechunkError, DechunkLimits};
+use bolt::inbox::Inbox;
 use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice};
 use napi::{Env, Task};
 use napi_derive::napi;
-use packstream::{DecodeLimits, DecodeOptions, Decoder};
+use packstream::{DecodeLimits, DecodeOptions};
 
-use crate::tape::{is_list_marker, KeyTable, Shape, Tape, HEADER_BYTES};
+use crate::tape::{KeyTable, Shape, Tape, HEADER_BYTES};
 
 /// Decoder options; every field is optional and defaults to the core crate's default.
 #[napi(object)]
@@ -80,98 +81,45 @@ pub struct ErrorInfo {
     pub message: String,
 }
 
+/// A framing error as data, through the core's kind and offsets.
 fn dechunk_error_info(e: &DechunkError) -> ErrorInfo {
-    let (kind, offset, message_offset) = match e {
-        DechunkError::MessageTooLarge {
-            offset,
-            message_offset,
-            ..
-        } => ("message_too_large", *offset, *message_offset),
-        DechunkError::TooManyChunks {
-            offset,
-            message_offset,
-            ..
-        } => ("too_many_chunks", *offset, *message_offset),
-        DechunkError::Truncated {
-            offset,
-            message_offset,
-        } => ("truncated", *offset, *message_offset),
-        DechunkError::Internal { offset } => ("internal", *offset, *offset),
-        _ => ("internal", 0, 0),
-    };
     ErrorInfo {
-        kind: kind.to_owned(),
-        offset: offset as f64,
-        message_offset: message_offset as f64,
+        kind: e.kind().to_owned(),
+        offset: e.offset() as f64,
+        message_offset: e.message_offset() as f64,
         message: e.to_string(),
     }
 }
 
-/// Decodes every message of `input`, a buffer of complete framed messages, into `tape`.
-/// Returns the framing error, if any (messages before it are in the tape).
+/// Decodes every message of `input`, a buffer of complete framed messages, into `tape`,
+/// through `inbox` (emptied first). Returns the framing error, if any, or the error of a
+/// buffer that ends inside a message (the messages before it are in the tape).
 fn frames_into(
+    inbox: &mut Inbox,
     input: &[u8],
-    opts: &DecodeOptions,
-    limits: DechunkLimits,
+    opts: DecodeOptions,
     shape: Shape,
     keys: &mut KeyTable,
     tape: &mut Tape,
 ) -> Option<ErrorInfo> {
-    let mut dechunker = Dechunker::with_limits(limits);
-    let batch = dechunker.feed_batch(input);
-    messages_into(&batch, opts, shape, keys, tape);
-    if let Some(e) = batch.error() {
-        return Some(dechunk_error_info(e));
-    }
-    drop(batch);
-    dechunker
-        .end_of_stream()
-        .err()
-        .map(|e| dechunk_error_info(&e))
+    inbox.reset();
+    inbox.feed(input);
+    messages_into(inbox, opts, shape, keys, tape);
+    inbox.end_of_stream().err().map(|e| dechunk_error_info(&e))
 }
 
+/// Decodes every queued message of `inbox` into `tape` and consumes them.
 fn messages_into(
-    batch: &bolt::chunk::Batch<'_>,
-    opts: &DecodeOptions,
+    inbox: &mut Inbox,
+    opts: DecodeOptions,
     shape: Shape,
     keys: &mut KeyTable,
     tape: &mut Tape,
 ) {
-    let mut dec = Decoder::with_options(&[], *opts);
-    // RECORDs in the usual form (`B1 71` then the list) skip the structure header: the
-    // list is decoded on its own with the depth and element budgets the header would
-    // have used up, which gives the same results and errors as decoding the whole message.
-    let l = opts.limits;
-    let fast = (shape != Shape::Any
-        && l.max_depth >= 1
-        && l.max_total_elements >= 1
-        && l.max_container_len >= 1)
-        .then(|| {
-            Decoder::with_options(
-                &[],
-                opts.with_limits(DecodeLimits {
-                    max_depth: l.max_depth - 1,
-                    max_total_elements: l.max_total_elements - 1,
-                    ..l
-                }),
-            )
-        });
-    let mut fast = fast;
-    for msg in batch.iter() {
-        let bytes = msg.bytes();
-        match (&mut fast, bytes) {
-            (Some(fd), [0xB1, 0x71, rest @ ..])
-                if rest.first().is_some_and(|m| is_list_marker(*m)) =>
-            {
-                fd.reset(rest);
-                tape.message(fd, keys, Shape::Any, msg.offset(), 2);
-            }
-            _ => {
-                dec.reset(bytes);
-                tape.message(&mut dec, keys, shape, msg.offset(), 0);
-            }
-        }
+    for msg in inbox.iter() {
+        tape.received(msg, opts, keys, shape);
     }
+    inbox.consume(inbox.len());
 }
 
 /// Largest tape (per area, in bytes) a codec keeps allocated between calls.
@@ -187,10 +135,12 @@ const KEEP_BYTES: usize = 4 << 20;
 #[napi]
 pub struct NativeCodec {
     opts: DecodeOptions,
-    limits: DechunkLimits,
     keys: KeyTable,
     tape: Tape,
-    stream: Dechunker,
+    /// The stream fed to `push`.
+    stream: Inbox,
+    /// Reused by `decode_frames` (emptied at each call).
+    frames: Inbox,
     status: i32,
     stream_error: Option<ErrorInfo>,
 }
@@ -204,10 +154,10 @@ impl NativeCodec {
         let limits = options.dechunk_limits();
         NativeCodec {
             opts: options.decode_options(),
-            limits,
             keys: KeyTable::default(),
             tape: Tape::default(),
-            stream: Dechunker::with_limits(limits),
+            stream: Inbox::with_limits(limits),
+            frames: Inbox::with_limits(limits),
             status: 0,
             stream_error: None,
         }
@@ -219,14 +169,22 @@ impl NativeCodec {
         HEADER_BYTES as u32
     }
 
-    /// Decodes `input` as exactly one PackStream value.
+    /// Decodes the PackStream value at the start of `input`. With `exact` (the default),
+    /// `input` must be exactly one value (`trailing_bytes` otherwise); with
+    /// `exact: false` the bytes after the value are left alone, and header word 18 of
+    /// the tape says how many bytes the value took (as a stream reader needs: read one
+    /// value, move past it).
     #[napi]
-    pub fn decode_value(&mut self, input: BufferSlice<'_>, mut out: BufferSlice<'_>) -> i64 {
+    pub fn decode_value(
+        &mut self,
+        input: BufferSlice<'_>,
+        mut out: BufferSlice<'_>,
+        exact: Option<bool>,
+    ) -> i64 {
         self.tape.start(&self.keys);
         self.status = 0;
-        let mut dec = Decoder::with_options(&input, self.opts);
         self.tape
-            .message(&mut dec, &mut self.keys, Shape::Any, 0, 0);
+            .whole(&input, self.opts, &mut self.keys, exact.unwrap_or(true));
         self.write_out(&mut out)
     }
 
@@ -246,13 +204,16 @@ impl NativeCodec {
         let keys_before = self.keys.len();
         let shape = if records { Shape::Record } else { Shape::Any };
         self.stream_error = frames_into(
+            &mut self.frames,
             &input,
-            &self.opts,
-            self.limits,
+            self.opts,
             shape,
             &mut self.keys,
             &mut self.tape,
         );
+        if self.frames.buffer_capacity() > KEEP_BYTES {
+            self.frames.shrink_buffer_to(0);
+        }
         self.status = i32::from(self.stream_error.is_some());
         if self.stream_error.is_some() {
             self.keys.truncate(keys_before);
@@ -267,17 +228,22 @@ impl NativeCodec {
     #[napi]
     pub fn push(&mut self, input: BufferSlice<'_>, mut out: BufferSlice<'_>, records: bool) -> i64 {
         self.tape.start(&self.keys);
-        let batch = self.stream.feed_batch(&input);
+        self.stream.feed(&input);
         let shape = if records {
             Shape::RecordOrAny
         } else {
             Shape::Any
         };
-        messages_into(&batch, &self.opts, shape, &mut self.keys, &mut self.tape);
-        self.stream_error = batch.error().map(dechunk_error_info);
-        drop(batch);
+        messages_into(
+            &mut self.stream,
+            self.opts,
+            shape,
+            &mut self.keys,
+            &mut self.tape,
+        );
+        self.stream_error = self.stream.error().map(dechunk_error_info);
         self.status = i32::from(self.stream_error.is_some());
-        // A message assembled across reads grows the stream's buffer to its size: give
+        // A message assembled across reads grows the stream's buffers to its size: give
         // that back once it has been decoded.
         if self.stream.buffer_capacity() > KEEP_BYTES {
             self.stream.shrink_buffer_to(0);
@@ -398,9 +364,9 @@ impl Task for DecodeFramesTask {
             Shape::Any
         };
         let stream_error = frames_into(
+            &mut Inbox::with_limits(self.options.dechunk_limits()),
             &self.input,
-            &self.options.decode_options(),
-            self.options.dechunk_limits(),
+            self.options.decode_options(),
             shape,
             &mut keys,
             &mut tape,

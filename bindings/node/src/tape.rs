@@ -19,7 +19,9 @@
 //! [`Tape::write_out`] copies all of it into one JS-owned buffer (the layout is described
 //! there), so a call costs one native crossing whatever the size of the message or batch.
 
-use packstream::{Decoder, Error, Token, Visitor};
+use bolt::inbox::Received;
+use bolt::message::{signature, MessageError};
+use packstream::{DecodeOptions, Decoder, Error, ErrorInfo, Visitor};
 use rustc_hash::FxHashMap;
 
 /// Integer fitting in 28 signed bits: payload is the value.
@@ -140,16 +142,18 @@ pub(crate) struct Tape {
     /// Number of messages (or values) written.
     pub(crate) count: u32,
     /// Messages that failed: their errors, referenced by `T_ERROR` words.
-    pub(crate) errors: Vec<MessageError>,
+    pub(crate) errors: Vec<FailedMessage>,
     /// The id of the first key new in this call (the number of keys the JS side must
     /// already hold): JS checks it, so that a call whose keys it never received cannot
     /// shift the ids of later ones.
     pub(crate) key_base: u32,
+    /// Bytes of the input the value took ([`Tape::whole`]; 0 for messages).
+    pub(crate) used: usize,
 }
 
 /// A message of a batch that could not be decoded.
 #[derive(Debug, Clone)]
-pub(crate) struct MessageError {
+pub(crate) struct FailedMessage {
     /// The `packstream::ErrorKind` name, or `not_a_record`.
     pub(crate) kind: &'static str,
     /// Offset in the message.
@@ -160,19 +164,16 @@ pub(crate) struct MessageError {
     pub(crate) message: String,
 }
 
-/// What a message must look like in [`Tape::message`].
+/// What a message must look like in [`Tape::received`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Shape {
     /// Any value; it is written whole.
     Any,
-    /// A RECORD (`B1 71 <list>`); only its list of fields is written.
+    /// A RECORD whose one field is a list; only that list is written.
     Record,
     /// A RECORD's list of fields, as for `Record`, or any other message whole.
     RecordOrAny,
 }
-
-/// The RECORD message: one field, the list of values.
-const RECORD: Token<'static> = Token::Struct { tag: 0x71, len: 1 };
 
 impl Tape {
     /// Empties the tape for a call with `keys` interned so far, keeping its allocations.
@@ -222,6 +223,7 @@ impl Tape {
         self.key_lens.clear();
         self.key_bytes.clear();
         self.count = 0;
+        self.used = 0;
         self.errors.clear();
     }
 
@@ -273,71 +275,136 @@ impl Tape {
 
     /// Writes the next complete value of `dec` (one whole value at the top level, or the
     /// next item inside an open container), walking it with the core's visitor, which
-    /// also says which strings are map keys so that they can be interned.
-    pub(crate) fn value(
+    /// also says which strings are map keys so that they can be interned. With
+    /// `list_at`, the value must be a list: anything else fails with
+    /// [`Fail::NotARecord`] at that offset before anything is written.
+    fn value(
         &mut self,
         dec: &mut Decoder<'_>,
         keys: &mut KeyTable,
-    ) -> Result<(), Error> {
-        dec.visit_value(&mut TapeWriter { tape: self, keys })
+        list_at: Option<usize>,
+    ) -> Result<(), Fail> {
+        self.first_value(dec, keys, list_at)?;
+        dec.finish().map_err(Fail::from)
     }
 
-    /// Decodes one Bolt message (exactly one value) into the tape, or, when it fails,
-    /// rolls back whatever it wrote and writes a `T_ERROR` word instead.
-    ///
-    /// `base` is where the decoder's input starts in the message (for error offsets).
-    pub(crate) fn message(
+    /// [`Tape::value`] without the check that the input ends with the value.
+    fn first_value(
         &mut self,
         dec: &mut Decoder<'_>,
         keys: &mut KeyTable,
+        list_at: Option<usize>,
+    ) -> Result<(), Fail> {
+        let mut writer = TapeWriter {
+            tape: self,
+            keys,
+            want_list: list_at,
+        };
+        dec.visit_value(&mut writer)
+    }
+
+    /// Decodes the value at the start of `input` into the tape, or, when it fails, rolls
+    /// back whatever it wrote and writes a `T_ERROR` word instead. With `exact`, the
+    /// input must end with the value (`trailing_bytes` otherwise); without, the bytes
+    /// after it are left alone and [`Tape::used`] says where the value ended.
+    pub(crate) fn whole(
+        &mut self,
+        input: &[u8],
+        opts: DecodeOptions,
+        keys: &mut KeyTable,
+        exact: bool,
+    ) {
+        let mark = self.mark(keys);
+        let mut dec = Decoder::with_options(input, opts);
+        let result = if exact {
+            self.value(&mut dec, keys, None)
+        } else {
+            self.first_value(&mut dec, keys, None)
+        };
+        if result.is_ok() {
+            self.used = dec.position();
+        }
+        self.commit(mark, keys, result, 0);
+    }
+
+    /// Decodes one queued Bolt message into the tape in the given shape, or, when it
+    /// fails, rolls back whatever it wrote and writes a `T_ERROR` word instead. Which
+    /// message is a RECORD, and where its fields start, is the core's to say
+    /// ([`Received::fields`], [`signature::RECORD`]); the decoder `fields` gives has
+    /// the structure header accounted for (depth, element budget, offsets from the
+    /// message's first byte).
+    pub(crate) fn received(
+        &mut self,
+        msg: Received<'_>,
+        opts: DecodeOptions,
+        keys: &mut KeyTable,
         shape: Shape,
-        message_offset: u64,
-        base: usize,
     ) {
         let mark = self.mark(keys);
         let result = match shape {
-            Shape::Any => self.value(dec, keys).map_err(Fail::Decode),
-            Shape::Record => match dec.next_token() {
-                Ok(RECORD) => match dec.remaining().first() {
-                    Some(m) if is_list_marker(*m) => self.value(dec, keys).map_err(Fail::Decode),
-                    _ => Err(Fail::NotARecord(dec.position())),
-                },
-                Ok(_) => Err(Fail::NotARecord(0)),
-                Err(e) => Err(Fail::Decode(e)),
-            },
-            Shape::RecordOrAny => {
-                let start = dec.clone();
-                match dec.next_token() {
-                    Ok(RECORD) if dec.remaining().first().is_some_and(|m| is_list_marker(*m)) => {
-                        self.value(dec, keys).map_err(Fail::Decode)
-                    }
-                    _ => {
-                        *dec = start;
-                        self.value(dec, keys).map_err(Fail::Decode)
-                    }
+            Shape::Any => self.value(&mut Decoder::with_options(msg.bytes(), opts), keys, None),
+            Shape::Record => self.record_fields(msg, opts, keys),
+            Shape::RecordOrAny => match self.record_fields(msg, opts, keys) {
+                Err(Fail::NotARecord(_)) => {
+                    // Nothing was written: the check fails before the first item.
+                    self.value(&mut Decoder::with_options(msg.bytes(), opts), keys, None)
                 }
-            }
+                other => other,
+            },
+        };
+        self.commit(mark, keys, result, msg.stream_offset());
+    }
+
+    /// Writes the field list of a RECORD message (one field, a list).
+    fn record_fields(
+        &mut self,
+        msg: Received<'_>,
+        opts: DecodeOptions,
+        keys: &mut KeyTable,
+    ) -> Result<(), Fail> {
+        let mut fields = match msg.fields(opts) {
+            Ok(f) => f,
+            Err(MessageError::NotAStructure { .. }) => return Err(Fail::NotARecord(0)),
+            Err(e) => return Err(Fail::from_error(&e)),
+        };
+        // `Received::is_record` reads the header with the default options; the header
+        // read with the stream's options (legacy `DC` structures) is the one that counts.
+        if fields.count != 1 || fields.signature != signature::RECORD {
+            return Err(Fail::NotARecord(0));
         }
-        .and_then(|()| dec.finish().map_err(Fail::Decode));
+        let at = fields.decoder.position();
+        self.value(&mut fields.decoder, keys, Some(at))
+    }
+
+    /// Ends a value or message: on failure, drops what it wrote and records the error.
+    fn commit(
+        &mut self,
+        mark: Mark,
+        keys: &mut KeyTable,
+        result: Result<(), Fail>,
+        message_offset: u64,
+    ) {
         if let Err(fail) = result {
             self.rollback(mark, keys);
             let (kind, offset, message) = match fail {
-                Fail::Decode(e) => {
-                    let e = e.shifted(base);
-                    (e.kind().as_str(), e.offset(), e.to_string())
-                }
+                Fail::Error {
+                    kind,
+                    offset,
+                    message,
+                } => (kind, offset, message),
                 Fail::NotARecord(at) => (
                     "not_a_record",
                     at,
                     format!(
-                        "not a RECORD message at byte {at} (expected B1 71 followed by a list)"
+                        "not a RECORD message at byte {at} (expected a RECORD structure \
+                         whose one field is a list)"
                     ),
                 ),
             };
             self.words
                 .push(T_ERROR | ((self.errors.len() as u32) << 4) as i32);
             self.words.push(i32::try_from(offset).unwrap_or(i32::MAX));
-            self.errors.push(MessageError {
+            self.errors.push(FailedMessage {
                 kind,
                 offset,
                 message_offset,
@@ -391,6 +458,7 @@ impl Tape {
     /// | 14, 15 | new keys: start byte of their UTF-8 bytes, length |
     /// | 16 | number of failed messages |
     /// | 17 | id of the first new key (the number of keys interned before the call) |
+    /// | 18 | bytes of the input the value took (`decode_value`; 0 otherwise) |
     ///
     /// Returns `false` (writing nothing) if `out` is too short.
     pub(crate) fn write_out(&self, out: &mut [u8], status: i32) -> bool {
@@ -418,6 +486,7 @@ impl Tape {
             n(self.key_bytes.len()),
             n(self.errors.len()),
             n(self.key_base as usize),
+            n(self.used),
         ];
         put_i32s(out, 0, &header);
         put_i32s(out, l.words, &self.words);
@@ -469,41 +538,80 @@ fn put_bytes(out: &mut [u8], at: usize, src: &[u8]) {
     }
 }
 
-pub(crate) fn is_list_marker(m: u8) -> bool {
-    matches!(m, 0x90..=0x9F | 0xD4..=0xD6)
-}
-
-/// Why a message could not be written.
-enum Fail {
-    /// The PackStream is invalid or over a limit.
-    Decode(Error),
+/// Why a value or message could not be written.
+pub(crate) enum Fail {
+    /// A core error (decode or message framing), by its kind, offset and description.
+    Error {
+        /// The stable kind name ([`ErrorInfo::kind_name`]).
+        kind: &'static str,
+        /// Where in the value or message.
+        offset: usize,
+        /// The error's description.
+        message: String,
+    },
     /// Valid PackStream, but not a RECORD where one was required (at this offset).
     NotARecord(usize),
+}
+
+impl Fail {
+    /// Any core error, mapped through its kind and offset.
+    fn from_error<E: ErrorInfo>(e: &E) -> Self {
+        Fail::Error {
+            kind: e.kind_name(),
+            offset: e
+                .byte_offset()
+                .map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX)),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<Error> for Fail {
+    #[cold]
+    fn from(e: Error) -> Self {
+        Fail::from_error(&e)
+    }
 }
 
 /// Writes the items of a value into the tape as the core's decoder walks it.
 struct TapeWriter<'t> {
     tape: &'t mut Tape,
     keys: &'t mut KeyTable,
+    /// Until the first item: `Some(offset)` when that item must be a list.
+    want_list: Option<usize>,
+}
+
+impl TapeWriter<'_> {
+    /// Fails when the value had to be a list and this first item is something else.
+    #[inline]
+    fn not_list(&self) -> Result<(), Fail> {
+        match self.want_list {
+            None => Ok(()),
+            Some(at) => Err(Fail::NotARecord(at)),
+        }
+    }
 }
 
 impl<'a> Visitor<'a> for TapeWriter<'_> {
-    type Error = Error;
+    type Error = Fail;
 
     #[inline]
-    fn null(&mut self) -> Result<(), Error> {
+    fn null(&mut self) -> Result<(), Fail> {
+        self.not_list()?;
         self.tape.words.push(T_CONST);
         Ok(())
     }
     #[inline]
-    fn bool(&mut self, b: bool) -> Result<(), Error> {
+    fn bool(&mut self, b: bool) -> Result<(), Fail> {
+        self.not_list()?;
         self.tape
             .words
             .push(T_CONST | if b { 2 << 4 } else { 1 << 4 });
         Ok(())
     }
     #[inline]
-    fn int(&mut self, i: i64) -> Result<(), Error> {
+    fn int(&mut self, i: i64) -> Result<(), Fail> {
+        self.not_list()?;
         if SMALL_INT.contains(&i) {
             self.tape.words.push(T_INT | ((i as i32) << 4));
         } else {
@@ -514,13 +622,15 @@ impl<'a> Visitor<'a> for TapeWriter<'_> {
         Ok(())
     }
     #[inline]
-    fn float(&mut self, f: f64) -> Result<(), Error> {
+    fn float(&mut self, f: f64) -> Result<(), Fail> {
+        self.not_list()?;
         self.tape.words.push(T_FLOAT);
         self.tape.floats.push(f);
         Ok(())
     }
     #[inline]
-    fn string(&mut self, s: &'a str, is_key: bool) -> Result<(), Error> {
+    fn string(&mut self, s: &'a str, is_key: bool) -> Result<(), Fail> {
+        self.not_list()?;
         if is_key {
             if let Some(id) = self.keys.id(s, self.tape) {
                 self.tape.words.push(T_KEY | (id << 4) as i32);
@@ -531,29 +641,34 @@ impl<'a> Visitor<'a> for TapeWriter<'_> {
         Ok(())
     }
     #[inline]
-    fn bytes(&mut self, b: &'a [u8]) -> Result<(), Error> {
+    fn bytes(&mut self, b: &'a [u8]) -> Result<(), Fail> {
+        self.not_list()?;
         self.tape.bin.extend_from_slice(b);
         self.tape.len_word(T_BYTES, b.len());
         Ok(())
     }
     #[inline]
-    fn uuid(&mut self, u: [u8; 16]) -> Result<(), Error> {
+    fn uuid(&mut self, u: [u8; 16]) -> Result<(), Fail> {
+        self.not_list()?;
         self.tape.bin.extend_from_slice(&u);
         self.tape.words.push(T_UUID);
         Ok(())
     }
     #[inline]
-    fn list(&mut self, n: u32, _capacity: usize) -> Result<(), Error> {
+    fn list(&mut self, n: u32, _capacity: usize) -> Result<(), Fail> {
+        self.want_list = None;
         self.tape.len_word(T_LIST, n as usize);
         Ok(())
     }
     #[inline]
-    fn map(&mut self, n: u32, _capacity: usize) -> Result<(), Error> {
+    fn map(&mut self, n: u32, _capacity: usize) -> Result<(), Fail> {
+        self.not_list()?;
         self.tape.len_word(T_MAP, n as usize);
         Ok(())
     }
     #[inline]
-    fn structure(&mut self, tag: u8, len: u32, _capacity: usize) -> Result<(), Error> {
+    fn structure(&mut self, tag: u8, len: u32, _capacity: usize) -> Result<(), Fail> {
+        self.not_list()?;
         // `len` is at most 65 535 (STRUCT_16), so this fits in 24 bits.
         self.tape
             .words
