@@ -181,17 +181,32 @@ class PendingMessage {
   }
 }
 
-/** The remaining bytes of one of the driver's buffers. */
+/** The remaining bytes of one of the driver's buffers, which are then consumed. */
 function remainingBytes (buf) {
+  const bytes = peekRemaining(buf)
+  skipBytes(buf, bytes.length)
+  return bytes
+}
+
+/** The remaining bytes of one of the driver's buffers, leaving its position alone. */
+function peekRemaining (buf) {
   if (buf._buffer && typeof buf.position === 'number') {
-    const bytes = buf._buffer.subarray(buf.position, buf.length)
-    buf.position = buf.length
-    return bytes
+    return buf._buffer.subarray(buf.position, buf.length)
   }
   const n = buf.remaining()
   const bytes = Buffer.allocUnsafe(n)
-  for (let i = 0; i < n; i++) bytes[i] = buf.readUInt8()
+  const at = buf.position
+  for (let i = 0; i < n; i++) bytes[i] = buf.getUInt8(at + i)
   return bytes
+}
+
+/** Moves a driver buffer's position `n` bytes on (as its own reads do). */
+function skipBytes (buf, n) {
+  if (typeof buf.position === 'number') {
+    buf.position += n
+  } else {
+    for (let i = 0; i < n; i++) buf.readUInt8()
+  }
 }
 
 let installed = null
@@ -261,7 +276,13 @@ function install (options = {}) {
       const conv = cache.conv
       const opts = cache.opts
       if (buffer instanceof PendingMessage) return asDriverError(m, () => buffer.read(conv))
-      return asDriverError(m, () => decode.unpack(remainingBytes(buffer), opts))
+      // The driver's contract: read one value and leave the buffer after it (the bytes
+      // that follow are the caller's: the next value, or data it checks for).
+      return asDriverError(m, () => {
+        const [value, used] = decode.unpackPrefix(peekRemaining(buffer), opts)
+        skipBytes(buffer, used)
+        return value
+      })
     }
 
     Dechunker.prototype.write = function write (buf) {
@@ -270,16 +291,19 @@ function install (options = {}) {
         s = this.__boltcodec = { stream: new decode.StreamDecoder({ uuid: true, legacyStructs: true }), handed: 0 }
       }
       const bytes = remainingBytes(buf)
-      let ready
       try {
-        ready = s.stream.push(bytes)
+        s.stream.push(bytes)
       } catch (e) {
         // Not a decode error (those come with their message) but misuse: report it where
         // the driver handles errors, in `unpack`, rather than throw in a socket callback.
         this.onmessage(new PendingMessage(s.stream, -1, e))
         return
       }
-      for (let i = 0; i < ready; i++) this.onmessage(new PendingMessage(s.stream, s.handed++))
+      // Announce each slot exactly once, whenever its reader reads it: the slots this
+      // push made ready are those from the last announced one to `available` (messages
+      // of earlier pushes not read yet were announced then).
+      const ready = s.stream.available
+      while (s.handed < ready) this.onmessage(new PendingMessage(s.stream, s.handed++))
     }
   }
 

@@ -643,6 +643,30 @@ function unpack (input, options) {
   }
 }
 
+/**
+ * Decodes the value at the start of `input` and leaves the bytes after it alone, as a
+ * reader of a stream of values does: returns the value and how many bytes it took.
+ * @returns {[unknown, number]}
+ */
+function unpackPrefix (input, options) {
+  input = checkInput(input)
+  const conv = makeConv(options)
+  const codec = codecFor(nativeOptions(options))
+  const tb = codec.claim()
+  tb.busy = true
+  enter()
+  try {
+    finishCall(codec, tb, codec.native.decodeValue(input, tb.buf, false))
+    useReader(openTape(tb, codec.keys, conv, codec.native, null))
+    const value = readMessage()
+    return [value, tb.w[18]]
+  } finally {
+    tb.busy = false
+    tb.release()
+    leave()
+  }
+}
+
 function decodeFrames (input, options, records) {
   input = checkInput(input)
   const conv = makeConv(options)
@@ -721,7 +745,8 @@ class StreamDecoder {
     this.read = 0 // of which rebuilt
     this.served = 0 // slots given out by `next`
     this.available = 0 // slots ready
-    this.pending = [] // decoded early (see `drain`): {value} or {error}
+    this.pending = [] // tapes kept by `drain`: {reader, left (messages unread)}
+    this.tapeLen = 0 // bytes of the last push's tape
     this.error = null // the framing error, not yet thrown
   }
 
@@ -736,7 +761,9 @@ class StreamDecoder {
     tb.busy = true
     let n
     try {
-      finishCall(codec, tb, codec.native.push(input, tb.buf, this.records))
+      const len = codec.native.push(input, tb.buf, this.records)
+      finishCall(codec, tb, len)
+      this.tapeLen = Math.abs(len)
       this.reader = openTape(tb, codec.keys, this.conv, codec.native, null)
       n = tb.w[1]
     } finally {
@@ -753,17 +780,22 @@ class StreamDecoder {
     return this.available - this.served
   }
 
-  /** Rebuilds the unread messages now, before the next push overwrites the tape. */
+  /**
+   * Keeps the unread messages of the tape for later, before the next push overwrites
+   * it: their reader moves to a copy of the tape. They are rebuilt when read, with the
+   * conversions of the read (a driver's reader gives its integer mode then), exactly as
+   * if no push had come between.
+   */
   drain () {
-    const queue = []
-    while (this.read < this.count) {
-      try {
-        queue.push({ value: this.rebuild(null) })
-      } catch (error) {
-        queue.push({ error })
-      }
-    }
-    this.pending.push(...queue)
+    const r = this.reader
+    const copy = new TapeBuffer(this.tapeLen)
+    this.codec.tape.buf.copy(copy.buf, 0, 0, this.tapeLen)
+    r.W = copy.w
+    r.F = copy.f
+    r.B = copy.buf
+    this.pending.push({ reader: r, left: this.count - this.read })
+    this.read = this.count
+    this.reader = null
   }
 
   /** Whether `next` has a message (or an error) to give. */
@@ -775,9 +807,9 @@ class StreamDecoder {
     if (this.served >= this.available) return undefined
     this.served++
     if (this.pending.length > 0) {
-      const m = this.pending.shift()
-      if (m.error) throw m.error
-      return m.value
+      const kept = this.pending[0]
+      if (--kept.left === 0) this.pending.shift()
+      return this.rebuildKept(kept.reader, conv)
     }
     if (this.read < this.count) return this.rebuild(conv)
     const e = this.error
@@ -785,15 +817,37 @@ class StreamDecoder {
     throw e
   }
 
-  /** The message of slot `index`, skipping unread earlier ones. */
+  /**
+   * The message of slot `index`, skipping unread earlier ones. A slot that is not ready
+   * (not yet received) throws: it never waits.
+   */
   readAt (index, conv) {
     if (index < this.served) throw new Error(`boltcodec: message ${index} was already read`)
+    if (index >= this.available) {
+      throw new Error(`boltcodec: message ${index} is not ready (${this.available} received)`)
+    }
     while (this.served < index) {
       try {
         this.next(conv)
       } catch (e) {}
     }
     return this.next(conv)
+  }
+
+  /** Rebuilds the next message of a tape kept by `drain`. */
+  rebuildKept (r, conv) {
+    enter()
+    try {
+      useReader(r)
+      if (conv) {
+        C = conv
+        intMode = conv.int
+      }
+      return readMessageAndSkip()
+    } finally {
+      keepReader(r)
+      leave()
+    }
   }
 
   /**
@@ -861,6 +915,7 @@ class StreamDecoder {
 
 module.exports = {
   unpack,
+  unpackPrefix,
   decodeFrames,
   decodeFramesAsync: decodeFramesAsyncJs,
   StreamDecoder,
