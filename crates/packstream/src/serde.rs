@@ -51,10 +51,10 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
 use serde::ser::{self, Serialize};
 
-use crate::reader::{Reader, Token};
 use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};
+use crate::reader::{Reader, Token};
 
 /// Errors of serde (de)serialisation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
