@@ -44,7 +44,7 @@
 use core::ops::{Deref, Range};
 use std::collections::VecDeque;
 
-use bytes::BytesMut;
+use packstream::Sink;
 
 /// The largest chunk payload the wire format allows (a `u16` length).
 pub const MAX_CHUNK_SIZE: usize = 65_535;
@@ -112,67 +112,10 @@ impl ChunkError {
     }
 }
 
-mod sealed {
-    /// Byte buffers the [`super::Chunker`] can append to.
-    #[allow(unreachable_pub)]
-    pub trait Sink {
-        fn sink_len(&self) -> usize;
-        fn sink_reserve(&mut self, additional: usize);
-        fn sink_extend(&mut self, bytes: &[u8]);
-        fn sink_resize(&mut self, len: usize);
-        fn sink_truncate(&mut self, len: usize);
-        fn sink_bytes_mut(&mut self) -> &mut [u8];
-    }
-
-    impl Sink for Vec<u8> {
-        fn sink_len(&self) -> usize {
-            self.len()
-        }
-        fn sink_reserve(&mut self, additional: usize) {
-            self.reserve(additional);
-        }
-        fn sink_extend(&mut self, bytes: &[u8]) {
-            self.extend_from_slice(bytes);
-        }
-        fn sink_resize(&mut self, len: usize) {
-            self.resize(len, 0);
-        }
-        fn sink_truncate(&mut self, len: usize) {
-            self.truncate(len);
-        }
-        fn sink_bytes_mut(&mut self) -> &mut [u8] {
-            self
-        }
-    }
-
-    impl Sink for bytes::BytesMut {
-        fn sink_len(&self) -> usize {
-            self.len()
-        }
-        fn sink_reserve(&mut self, additional: usize) {
-            self.reserve(additional);
-        }
-        fn sink_extend(&mut self, bytes: &[u8]) {
-            self.extend_from_slice(bytes);
-        }
-        fn sink_resize(&mut self, len: usize) {
-            self.resize(len, 0);
-        }
-        fn sink_truncate(&mut self, len: usize) {
-            self.truncate(len);
-        }
-        fn sink_bytes_mut(&mut self) -> &mut [u8] {
-            self
-        }
-    }
-}
-
-/// An output buffer a [`Chunker`] can write to: `Vec<u8>` or [`BytesMut`].
-///
-/// The trait is sealed; it only exists so one set of methods serves both types.
-pub trait ChunkSink: sealed::Sink {}
-impl ChunkSink for Vec<u8> {}
-impl ChunkSink for BytesMut {}
+/// The buffers a [`Chunker`] frames into: `packstream`'s one output-buffer trait
+/// (`Vec<u8>`, `BytesMut`, or a `&mut` of either), under the name this module has
+/// always used.
+pub use packstream::Sink as ChunkSink;
 
 /// Where a message started by [`Chunker::start_message`] begins in its output buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,18 +203,18 @@ impl Chunker {
             return Err(ChunkError::EmptyMessage);
         }
         let total = self.framed_len(message.len());
-        out.sink_reserve(total);
+        Sink::reserve(out, total);
         for chunk in message.chunks(self.max_chunk_size()) {
-            out.sink_extend(&chunk_header(chunk.len()));
-            out.sink_extend(chunk);
+            out.put_slice(&chunk_header(chunk.len()));
+            out.put_slice(chunk);
         }
-        out.sink_extend(&END_MARKER);
+        out.put_slice(&END_MARKER);
         Ok(total)
     }
 
     /// Appends a NOOP (`00 00`), the keep-alive that may go between messages (v4.1+).
     pub fn write_noop<S: ChunkSink>(out: &mut S) {
-        out.sink_extend(&END_MARKER);
+        out.put_slice(&END_MARKER);
     }
 
     /// Starts a message that the caller will encode directly into `out`: writes a
@@ -294,8 +237,8 @@ impl Chunker {
     /// # Ok::<(), bolt::chunk::ChunkError>(())
     /// ```
     pub fn start_message<S: ChunkSink>(&self, out: &mut S) -> MessageStart {
-        let start = out.sink_len();
-        out.sink_extend(&[0, 0]);
+        let start = out.written_len();
+        out.put_slice(&[0, 0]);
         MessageStart(start)
     }
 
@@ -313,7 +256,7 @@ impl Chunker {
         start: MessageStart,
     ) -> Result<usize, ChunkError> {
         let s = start.0;
-        let end = out.sink_len();
+        let end = out.written_len();
         let invalid = ChunkError::InvalidStart { start: s, len: end };
         let payload_start = s
             .checked_add(2)
@@ -321,7 +264,7 @@ impl Chunker {
             .ok_or(invalid.clone())?;
         let len = end - payload_start;
         if len == 0 {
-            out.sink_truncate(s);
+            out.truncate_to(s);
             return Err(ChunkError::EmptyMessage);
         }
         let max = self.max_chunk_size();
@@ -330,9 +273,9 @@ impl Chunker {
         if chunks > 1 {
             // Make room for the extra headers and move every chunk after the first up,
             // last one first, so nothing is overwritten before it has moved.
-            out.sink_reserve(2 * (chunks - 1) + END_MARKER.len());
-            out.sink_resize(end + 2 * (chunks - 1));
-            let region = out.sink_bytes_mut().get_mut(s..).ok_or(invalid)?;
+            Sink::reserve(out, 2 * (chunks - 1) + END_MARKER.len());
+            out.resize_to(end + 2 * (chunks - 1));
+            let region = out.bytes_mut().get_mut(s..).ok_or(invalid)?;
             for i in (1..chunks).rev() {
                 let src = 2 + i * max;
                 let chunk_len = max.min(len - i * max);
@@ -347,10 +290,10 @@ impl Chunker {
             if let Some(h) = region.get_mut(..2) {
                 h.copy_from_slice(&chunk_header(max));
             }
-        } else if let Some(h) = out.sink_bytes_mut().get_mut(s..payload_start) {
+        } else if let Some(h) = out.bytes_mut().get_mut(s..payload_start) {
             h.copy_from_slice(&chunk_header(len));
         }
-        out.sink_extend(&END_MARKER);
+        out.put_slice(&END_MARKER);
         Ok(total)
     }
 }
@@ -1129,6 +1072,7 @@ impl<'a> Batch<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::BytesMut;
 
     /// (bytes, copied, offset, chunk count) of each message.
     type Collected = Vec<(Vec<u8>, bool, u64, u32)>;

@@ -11,9 +11,20 @@ use crate::marker as m;
 use crate::tree::{Shape, Tree};
 use crate::value::{Value, ValueRef};
 
-/// Where an [`Encoder`] writes: `Vec<u8>`, [`BytesMut`], or a `&mut` of either.
+/// The one output buffer of boltcodec: where an [`Encoder`] writes, and where the Bolt
+/// crate frames and rolls back messages — `Vec<u8>`, [`BytesMut`], or a `&mut` of either.
 ///
-/// Sealed: the encoder relies on `reserve` being honoured for speed.
+/// Sealed: the encoder relies on `reserve` being honoured for speed, and the framing
+/// code on the positions it reads staying valid.
+///
+/// ```
+/// use packstream::{Encoder, Sink};
+/// let mut out = Vec::new();
+/// Encoder::new(&mut out).write_int(1000);
+/// assert_eq!(out.written_len(), 3);
+/// out.truncate_to(0);
+/// assert!(out.is_empty());
+/// ```
 pub trait Sink: sealed::Sealed {
     /// Appends one byte.
     fn put_u8(&mut self, b: u8);
@@ -21,6 +32,15 @@ pub trait Sink: sealed::Sealed {
     fn put_slice(&mut self, s: &[u8]);
     /// Makes room for at least `n` more bytes.
     fn reserve(&mut self, n: usize);
+    /// How many bytes the buffer holds.
+    fn written_len(&self) -> usize;
+    /// Shortens the buffer to `len` bytes (no effect if it is shorter): rolls back what
+    /// was written after that position.
+    fn truncate_to(&mut self, len: usize);
+    /// Grows (with zeros) or shortens the buffer to exactly `len` bytes.
+    fn resize_to(&mut self, len: usize);
+    /// The bytes written so far, to patch in place (chunk headers).
+    fn bytes_mut(&mut self) -> &mut [u8];
 }
 
 mod sealed {
@@ -43,6 +63,22 @@ impl Sink for Vec<u8> {
     fn reserve(&mut self, n: usize) {
         Vec::reserve(self, n);
     }
+    #[inline]
+    fn written_len(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn truncate_to(&mut self, len: usize) {
+        self.truncate(len);
+    }
+    #[inline]
+    fn resize_to(&mut self, len: usize) {
+        self.resize(len, 0);
+    }
+    #[inline]
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
 }
 
 impl Sink for BytesMut {
@@ -58,6 +94,22 @@ impl Sink for BytesMut {
     fn reserve(&mut self, n: usize) {
         BytesMut::reserve(self, n);
     }
+    #[inline]
+    fn written_len(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn truncate_to(&mut self, len: usize) {
+        self.truncate(len);
+    }
+    #[inline]
+    fn resize_to(&mut self, len: usize) {
+        self.resize(len, 0);
+    }
+    #[inline]
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        self
+    }
 }
 
 impl<S: Sink + ?Sized> Sink for &mut S {
@@ -72,6 +124,22 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline]
     fn reserve(&mut self, n: usize) {
         (**self).reserve(n);
+    }
+    #[inline]
+    fn written_len(&self) -> usize {
+        (**self).written_len()
+    }
+    #[inline]
+    fn truncate_to(&mut self, len: usize) {
+        (**self).truncate_to(len);
+    }
+    #[inline]
+    fn resize_to(&mut self, len: usize) {
+        (**self).resize_to(len);
+    }
+    #[inline]
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        (**self).bytes_mut()
     }
 }
 

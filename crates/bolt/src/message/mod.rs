@@ -93,7 +93,7 @@ mod wire;
 
 use packstream::{DecodeLimits, DecodeOptions, EncodeOptions, Sink};
 
-use crate::chunk::{ChunkSink, Chunker};
+use crate::chunk::Chunker;
 use crate::version::BoltVersion;
 
 pub use batch::{MessageSource, RecordBatch};
@@ -285,31 +285,10 @@ impl MessageCodec {
     }
 }
 
-/// An output buffer messages can be encoded and framed into: `Vec<u8>` or
-/// [`bytes::BytesMut`]. Sealed.
-pub trait FrameSink: ChunkSink + Sink + sealed::Truncate {}
-impl FrameSink for Vec<u8> {}
-impl FrameSink for bytes::BytesMut {}
-
-mod sealed {
-    /// Rolls an output back after a failed encode.
-    #[allow(unreachable_pub)]
-    pub trait Truncate {
-        fn truncate_to(&mut self, len: usize);
-    }
-
-    impl Truncate for Vec<u8> {
-        fn truncate_to(&mut self, len: usize) {
-            self.truncate(len);
-        }
-    }
-
-    impl Truncate for bytes::BytesMut {
-        fn truncate_to(&mut self, len: usize) {
-            self.truncate(len);
-        }
-    }
-}
+/// The buffers messages are encoded and framed into: `packstream`'s one output-buffer
+/// trait (`Vec<u8>`, [`bytes::BytesMut`], or a `&mut` of either), under the name this
+/// module has always used.
+pub use packstream::Sink as FrameSink;
 
 /// Encodes with `write` straight into `out` between the chunker's start and finish;
 /// rolls `out` back on error.
