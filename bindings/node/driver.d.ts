@@ -22,27 +22,50 @@ export type DriverModules = {
      * `neo4j-driver-core`
      */
     core: any;
+    /**
+     * the `neo4j-driver` release
+     */
+    version: string;
 };
 /**
  * Makes `neo4j-driver` use boltcodec for packing, de-chunking and unpacking (see the
  * module docs). Connections opened afterwards use it; calling it twice does nothing.
+ * On a release it does not recognise it changes nothing and {@link status} says why.
  *
  * @param {object} [options]
  * @param {string} [options.driverDir] the `neo4j-driver` package directory (default:
  *   resolved from the working directory)
  * @param {boolean} [options.pack] replace the packer (default true)
  * @param {boolean} [options.unpack] replace the dechunker and unpacker (default true)
+ * @param {boolean} [options.force] install on a release that is not a tested one
+ *   (5.28.x, 6.x) when its internals have the expected layout
  * @returns {() => void} a function that restores the driver's own codec
  */
 export function install(options?: {
     driverDir?: string | undefined;
     pack?: boolean | undefined;
     unpack?: boolean | undefined;
+    force?: boolean | undefined;
 }): () => void;
 /** Restores the driver's own codec (undoes {@link install}). */
 export function uninstall(): void;
 /** @returns {boolean} whether {@link install} is in effect */
 export function isInstalled(): boolean;
+/**
+ * What the drop-in does now: `installed`, `level` (`'codec'`: boltcodec packs,
+ * de-chunks and unpacks, the driver hydrates; `'off'`: the driver's own codec), the
+ * `version` of neo4j-driver found, and the `reason` when it is off (driver not found,
+ * a release that is not tested, or internals laid out otherwise than the drop-in
+ * expects — the driver is then left untouched).
+ *
+ * @returns {{installed: boolean, level: 'codec' | 'off', version: string | null, reason: string | null}}
+ */
+export function status(): {
+    installed: boolean;
+    level: "codec" | "off";
+    version: string | null;
+    reason: string | null;
+};
 /**
  * A codec with exactly the driver's conventions, for use outside the driver (tests,
  * tools): `pack` gives the bytes the driver's `Packer` writes, `unpack` the values its

@@ -1,7 +1,8 @@
 'use strict'
 /**
- * Drop-in codec for the official `neo4j-driver` (6.x): makes the driver pack, de-chunk
- * and unpack with boltcodec, with the driver's own types and results.
+ * Drop-in codec for the official `neo4j-driver` (5.28.x and 6.x): makes the driver pack,
+ * de-chunk and unpack with boltcodec, with the driver's own types and results. Another
+ * release, or internals laid out otherwise, is left untouched; `status()` says why.
  *
  * ```js
  * require('boltcodec/driver').install() // before or after require('neo4j-driver')
@@ -44,6 +45,7 @@ const { BoltcodecError } = require('./lib/types.js')
  * @property {any} ChannelBuffer `lib/channel/channel-buf.js` default export
  * @property {any} Structure `lib/packstream/structure.js` Structure
  * @property {any} core `neo4j-driver-core`
+ * @property {string} version the `neo4j-driver` release
  */
 
 /**
@@ -63,7 +65,8 @@ function driverModules (driverDir) {
     chunking: require(path.join(boltDir, 'lib/channel/chunking.js')),
     ChannelBuffer: require(path.join(boltDir, 'lib/channel/channel-buf.js')).default,
     Structure: require(path.join(boltDir, 'lib/packstream/structure.js')).Structure,
-    core
+    core,
+    version: require(driverPkg).version
   }
 }
 
@@ -211,20 +214,91 @@ function skipBytes (buf, n) {
 
 let installed = null
 
+/** What the last {@link install} call did, for {@link status}. */
+let lastStatus = { installed: false, level: 'off', version: null, reason: 'install() was not called' }
+
+/**
+ * Checks that the driver's internals are the ones the drop-in replaces, by their
+ * layout (not only by the version number): the three methods, and the fields the
+ * patched methods read. Returns why not, or `null` when they are.
+ *
+ * @param {DriverModules} m
+ * @returns {string | null}
+ */
+function layoutProblem (m) {
+  const { Packer, Unpacker } = m.packstream || {}
+  const Dechunker = m.chunking && m.chunking.Dechunker
+  const fn = (C, name) => C && C.prototype && typeof C.prototype[name] === 'function'
+  if (!fn(Packer, 'packable')) return 'packstream-v1.js has no Packer#packable'
+  if (!fn(Unpacker, 'unpack')) return 'packstream-v1.js has no Unpacker#unpack'
+  if (!fn(Dechunker, 'write')) return 'chunking.js has no Dechunker#write'
+  if (typeof m.ChannelBuffer !== 'function') return 'channel-buf.js has no default export'
+  if (typeof m.Structure !== 'function') return 'structure.js has no Structure'
+  const core = m.core || {}
+  if (typeof core.newError !== 'function' || !core.error || typeof core.error.PROTOCOL_ERROR !== 'string') {
+    return 'neo4j-driver-core has no newError / error.PROTOCOL_ERROR'
+  }
+  const unpacker = new Unpacker(true, true)
+  if (unpacker._disableLosslessIntegers !== true || unpacker._useBigInt !== true) {
+    return 'Unpacker keeps its integer mode in fields the drop-in does not know'
+  }
+  const ch = {}
+  const packer = new Packer(ch)
+  if (packer._ch !== ch || typeof packer._byteArraysSupported !== 'boolean') {
+    return 'Packer keeps its channel or byte-array flag in fields the drop-in does not know'
+  }
+  return null
+}
+
+/**
+ * Whether a release is one the drop-in is tested with: neo4j-driver 5.28.x (the 5.x
+ * LTS) and 6.x.
+ *
+ * @param {string} version
+ */
+function supportedRelease (version) {
+  const [major, minor] = String(version).split('.').map(Number)
+  return (major === 5 && minor === 28) || major === 6
+}
+
 /**
  * Makes `neo4j-driver` use boltcodec for packing, de-chunking and unpacking (see the
  * module docs). Connections opened afterwards use it; calling it twice does nothing.
+ * On a release it does not recognise it changes nothing and {@link status} says why.
  *
  * @param {object} [options]
  * @param {string} [options.driverDir] the `neo4j-driver` package directory (default:
  *   resolved from the working directory)
  * @param {boolean} [options.pack] replace the packer (default true)
  * @param {boolean} [options.unpack] replace the dechunker and unpacker (default true)
+ * @param {boolean} [options.force] install on a release that is not a tested one
+ *   (5.28.x, 6.x) when its internals have the expected layout
  * @returns {() => void} a function that restores the driver's own codec
  */
 function install (options = {}) {
   if (installed !== null) return uninstall
-  const m = driverModules(options.driverDir)
+  let m
+  let version = null
+  try {
+    m = driverModules(options.driverDir)
+    version = m.version
+  } catch (e) {
+    lastStatus = { installed: false, level: 'off', version, reason: `neo4j-driver not found: ${e.message}` }
+    return uninstall
+  }
+  const problem = layoutProblem(m)
+  if (problem !== null || (!supportedRelease(version) && options.force !== true)) {
+    // Leave the driver as it is: its own codec works, a half-patched one might not.
+    lastStatus = {
+      installed: false,
+      level: 'off',
+      version,
+      reason: problem !== null
+        ? `unrecognised driver layout (${problem}); the driver's own codec is in use`
+        : `neo4j-driver ${version} is not a tested release (5.28.x, 6.x); pass force: true to use it anyway`
+    }
+    return uninstall
+  }
   const Packer = m.packstream.Packer
   const Unpacker = m.packstream.Unpacker
   const Dechunker = m.chunking.Dechunker
@@ -308,6 +382,7 @@ function install (options = {}) {
   }
 
   installed = { Packer, Unpacker, Dechunker, saved }
+  lastStatus = { installed: true, level: 'codec', version, reason: null }
   return uninstall
 }
 
@@ -319,6 +394,20 @@ function uninstall () {
   Unpacker.prototype.unpack = saved.unpack
   Dechunker.prototype.write = saved.write
   installed = null
+  lastStatus = { ...lastStatus, installed: false, level: 'off', reason: 'uninstalled' }
+}
+
+/**
+ * What the drop-in does now: `installed`, `level` (`'codec'`: boltcodec packs,
+ * de-chunks and unpacks, the driver hydrates; `'off'`: the driver's own codec), the
+ * `version` of neo4j-driver found, and the `reason` when it is off (driver not found,
+ * a release that is not tested, or internals laid out otherwise than the drop-in
+ * expects — the driver is then left untouched).
+ *
+ * @returns {{installed: boolean, level: 'codec' | 'off', version: string | null, reason: string | null}}
+ */
+function status () {
+  return { ...lastStatus }
 }
 
 /** @returns {boolean} whether {@link install} is in effect */
@@ -326,4 +415,4 @@ function isInstalled () {
   return installed !== null
 }
 
-module.exports = { install, uninstall, isInstalled, createCodec }
+module.exports = { install, uninstall, isInstalled, status, createCodec }

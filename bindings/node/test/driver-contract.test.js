@@ -156,3 +156,86 @@ test('messages_read_after_a_later_write_lost_the_readers_integer_mode', () => {
     assert.deepEqual(dropIn, alone, `disableLosslessIntegers ${lossless}, useBigInt ${bigint}`)
   }
 })
+
+/** A fake `neo4j-driver` package of `version` over the real or a fake bolt-connection. */
+function fakeDriver (version, boltConnection) {
+  const fs = require('node:fs')
+  const os = require('node:os')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'boltcodec-fake-driver-'))
+  const pkg = path.join(dir, 'neo4j-driver')
+  fs.mkdirSync(path.join(pkg, 'node_modules'), { recursive: true })
+  fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'neo4j-driver', version }))
+  if (boltConnection === 'real') {
+    fs.symlinkSync(boltDir, path.join(pkg, 'node_modules', 'neo4j-driver-bolt-connection'))
+  } else {
+    const b = path.join(pkg, 'node_modules', 'neo4j-driver-bolt-connection')
+    const coreDir = path.dirname(require.resolve('neo4j-driver-core/package.json', { paths: [boltDir] }))
+    fs.mkdirSync(path.join(b, 'node_modules'), { recursive: true })
+    fs.symlinkSync(coreDir, path.join(b, 'node_modules', 'neo4j-driver-core'))
+    fs.writeFileSync(path.join(b, 'package.json'), JSON.stringify({ name: 'neo4j-driver-bolt-connection', version }))
+    for (const [file, text] of Object.entries(boltConnection)) {
+      fs.mkdirSync(path.dirname(path.join(b, 'lib', file)), { recursive: true })
+      fs.writeFileSync(path.join(b, 'lib', file), text)
+    }
+  }
+  return { pkg, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) }
+}
+
+test('status() names the release; an untested release or another layout leaves the driver untouched', () => {
+  const originals = [Packer.prototype.packable, Unpacker.prototype.unpack, Dechunker.prototype.write]
+  const untouched = () => assert.deepEqual(
+    [Packer.prototype.packable, Unpacker.prototype.unpack, Dechunker.prototype.write], originals)
+  const installedVersion = require('neo4j-driver/package.json').version
+  driver.install()
+  try {
+    assert.deepEqual(driver.status(), { installed: true, level: 'codec', version: installedVersion, reason: null })
+  } finally {
+    driver.uninstall()
+  }
+  untouched()
+
+  // A release the drop-in is not tested with, over the real internals: off, with the
+  // reason; `force` installs it.
+  const future = fakeDriver('7.0.0', 'real')
+  try {
+    driver.install({ driverDir: future.pkg })
+    const s = driver.status()
+    assert.equal(s.installed, false)
+    assert.equal(s.level, 'off')
+    assert.equal(s.version, '7.0.0')
+    assert.match(s.reason, /not a tested release/)
+    untouched()
+    driver.install({ driverDir: future.pkg, force: true })
+    assert.equal(driver.status().installed, true)
+    driver.uninstall()
+    untouched()
+  } finally {
+    driver.uninstall()
+    future.cleanup()
+  }
+
+  // Internals laid out otherwise (the integer mode under other field names): off even
+  // with `force`, and the driver still works with its own codec.
+  const other = fakeDriver('6.99.0', {
+    'packstream/packstream-v1.js': `
+      class Packer { constructor (ch) { this.channel = ch } packable () {} }
+      class Unpacker { constructor (a, b) { this.lossless = !a; this.bigint = b } unpack () {} }
+      module.exports = { Packer, Unpacker }`,
+    'channel/chunking.js': 'module.exports = { Dechunker: class { write () {} } }',
+    'channel/channel-buf.js': 'module.exports = { default: class {} }',
+    'packstream/structure.js': 'module.exports = { Structure: class {} }'
+  })
+  try {
+    driver.install({ driverDir: other.pkg, force: true })
+    const s = driver.status()
+    assert.equal(s.installed, false)
+    assert.match(s.reason, /unrecognised driver layout \(Unpacker keeps its integer mode/)
+    assert.equal(driver.isInstalled(), false)
+    untouched()
+  } finally {
+    driver.uninstall()
+    other.cleanup()
+  }
+  const buf = new ChannelBuffer(packed(['still works']))
+  assert.equal(new Unpacker(false, false).unpack(buf), 'still works')
+})
