@@ -34,6 +34,55 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/* The Arrow C data interface (https://arrow.apache.org/docs/format/CDataInterface.html). */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* The Arrow C stream interface (https://arrow.apache.org/docs/format/CStreamInterface.html). */
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+    int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+    int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+    const char *(*get_last_error)(struct ArrowArrayStream *);
+    void (*release)(struct ArrowArrayStream *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
 
 /**
  * The last status value; statuses are `0 ..= BC_STATUS_MAX`.
@@ -202,6 +251,14 @@ typedef enum bc_status {
      */
     BC_ERR_INTERNAL = 29,
 } bc_status;
+
+/**
+ * A PULL response decoded into Arrow as it arrives: feed the bytes read from the
+ * socket, take the batches with `bc_arrow_stream_finish`. Memory is that of the
+ * batches not yet taken. Create with `bc_arrow_stream_new`, free with
+ * `bc_arrow_stream_free`. Not thread-safe.
+ */
+typedef struct bc_arrow_stream bc_arrow_stream;
 
 /**
  * The client side of the handshake. Create with `bc_client_handshake_new`, free with
@@ -858,6 +915,47 @@ typedef struct bc_event {
  * The server state as the connection tracks it: one of the `BC_STATE_*` constants.
  */
 typedef uint8_t bc_server_state;
+
+/**
+ * An Arrow decoding error in detail: what `bc_arrow_stream_last_error` and
+ * `bc_arrow_decode` report.
+ */
+typedef struct bc_arrow_error {
+    /**
+     * The status of the call that failed (`BC_OK` if none has failed). A value that
+     * does not fit the column type fixed by the first batch gives `BC_ERR_WRONG_TYPE`;
+     * malformed PackStream the decode statuses (`BC_ERR_UNEXPECTED_END`, …); a broken
+     * chunk stream `BC_ERR_MESSAGE_TOO_LARGE` / `BC_ERR_TOO_MANY_CHUNKS`; a record with
+     * another number of fields than the columns, a server FAILURE, an IGNORED or a
+     * message after the final summary `BC_ERR_PROTOCOL`; a batch beyond Arrow's 32-bit
+     * offsets `BC_ERR_SIZE_TOO_LARGE`; bytes that end before the summary
+     * (`bc_arrow_decode` only) `BC_ERR_UNEXPECTED_END`.
+     */
+    enum bc_status status;
+    /**
+     * The stream offset the error refers to (the first byte ever fed is 0), or -1: for
+     * an error in a record, where that record's message starts (its first chunk
+     * header); for a broken chunk stream or a message that is not a record, where that
+     * is; for `bc_arrow_decode`'s incomplete input, the input's length.
+     */
+    int64_t offset;
+    /**
+     * The byte inside the record message (the de-chunked PackStream structure) where a
+     * malformed value or a value of the wrong type starts, or -1.
+     */
+    int64_t message_offset;
+    /**
+     * The error kind, NUL-terminated (never NULL; `""` if none): the decode kinds
+     * (`"unexpected_end"`, `"invalid_utf8"`, …), `"type_changed"`, `"field_count"`,
+     * `"failure"` (the server's FAILURE: the message has its code and text),
+     * `"protocol"`, `"too_large"`, `"schema"`, `"arrow"` (a bug).
+     */
+    const char *kind;
+    /**
+     * A NUL-terminated, human-readable description (never NULL; `""` if none).
+     */
+    const char *message;
+} bc_arrow_error;
 
 /**
  * Null. No payload.
@@ -2592,6 +2690,136 @@ enum bc_status bc_connection_send_goodbye(struct bc_connection *c);
  * `c` is NULL or a live connection; `out` is NULL or writable.
  */
 enum bc_status bc_connection_last_error(const struct bc_connection *c, struct bc_error *out);
+
+/**
+ * Decodes a whole PULL response into Arrow: `bytes[0 .. len-1]` are the chunked
+ * RECORD messages and the summary, as received after the RUN's SUCCESS; `fields`
+ * (`nfields` NUL-terminated UTF-8 names) are that SUCCESS's `fields`; `version` the
+ * negotiated version (with `utc_patch` when in effect). The column types are inferred
+ * from every row; a result without rows has columns of the Arrow `null` type (`"n"`).
+ *
+ * On `BC_OK`, `*out` receives a stream the caller owns: read it with `get_schema` /
+ * `get_next`, then call its `release`. It holds one batch (none when there is no row),
+ * a struct array with a child per column. The bytes are not referenced afterwards.
+ *
+ * On an error `*out` is not written, and `*err` (when `err` is not NULL) receives the
+ * details: status, stream offset, offset inside the record, kind and message; its
+ * strings stay valid until the next `bc_arrow_decode` on the same thread. A response
+ * that ends before its summary (SUCCESS, with or without `has_more`) gives
+ * `BC_ERR_UNEXPECTED_END` at offset `len`.
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`bytes` with `len > 0`, `fields` with
+ * `nfields > 0`, a field name, or `out`); `BC_ERR_INVALID_ARGUMENT` (unknown version);
+ * `BC_ERR_INVALID_UTF8` (a field name); the decoding statuses of `bc_arrow_error`.
+ *
+ * # Safety
+ * `bytes` is NULL or readable for `len` bytes; `fields` is NULL or points to `nfields`
+ * pointers, each NULL or a NUL-terminated string; `out` is NULL or writable; `err` is
+ * NULL or writable.
+ */
+enum bc_status bc_arrow_decode(const uint8_t *bytes,
+                               size_t len,
+                               const char *const *fields,
+                               size_t nfields,
+                               struct bc_version version,
+                               struct ArrowArrayStream *out,
+                               struct bc_arrow_error *err);
+
+/**
+ * Creates a stream for a result with these columns (`fields`: `nfields`
+ * NUL-terminated UTF-8 names, the RUN SUCCESS's `fields`) received over `version`;
+ * `*out` receives it. The caller frees it with `bc_arrow_stream_free`.
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (unknown
+ * version); `BC_ERR_INVALID_UTF8` (a field name).
+ *
+ * # Safety
+ * `fields` is NULL or points to `nfields` pointers, each NULL or a NUL-terminated
+ * string; `out` is NULL or writable.
+ */
+enum bc_status bc_arrow_stream_new(const char *const *fields,
+                                   size_t nfields,
+                                   struct bc_version version,
+                                   struct bc_arrow_stream **out);
+
+/**
+ * Frees a stream (and the batches not taken). NULL is ignored. Streams already handed
+ * out by `bc_arrow_stream_finish` stay valid: they own their data.
+ *
+ * # Safety
+ * `s` is NULL or a stream from `bc_arrow_stream_new` not freed before.
+ */
+void bc_arrow_stream_free(struct bc_arrow_stream *s);
+
+/**
+ * Feeds the next bytes of the PULL response (any split: chunks and messages may
+ * straddle calls). The records they complete become one batch, kept until
+ * `bc_arrow_stream_finish`; `*rows` receives how many (0 when none completed).
+ *
+ * The first batch with rows fixes the schema; a later value that does not fit its
+ * column fails the call with `BC_ERR_WRONG_TYPE` (kind `"type_changed"`). After any
+ * error nothing of that call is kept: the batches taken or kept before, the schema and
+ * the summary state are as they were (a broken chunk stream stays broken).
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; the decoding statuses of
+ * `bc_arrow_error` (details with `bc_arrow_stream_last_error`).
+ *
+ * # Safety
+ * `s` is NULL or a live stream; `data` is NULL or readable for `len` bytes; `rows` is
+ * NULL or writable.
+ */
+enum bc_status bc_arrow_stream_feed(struct bc_arrow_stream *s,
+                                    const uint8_t *data,
+                                    size_t len,
+                                    size_t *rows);
+
+/**
+ * `*out` receives true once per `SUCCESS {has_more: true}` received (then false until
+ * the next): the moment to send the next `PULL {n}`.
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+ *
+ * # Safety
+ * `s` is NULL or a live stream; `out` is NULL or writable.
+ */
+enum bc_status bc_arrow_stream_take_has_more(struct bc_arrow_stream *s, bool *out);
+
+/**
+ * `*out` receives whether the final summary (a SUCCESS without `has_more`) arrived.
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+ *
+ * # Safety
+ * `s` is NULL or a live stream; `out` is NULL or writable.
+ */
+enum bc_status bc_arrow_stream_is_done(struct bc_arrow_stream *s, bool *out);
+
+/**
+ * Hands the batches decoded since the last call over to `*out`, a stream the caller
+ * owns (read it with `get_schema` / `get_next`, then call its `release`; it stays
+ * valid after `bc_arrow_stream_free`). Call it once after the final summary for the
+ * whole result, or after each feed to keep memory to one batch. The schema is the one
+ * fixed by the first batch with rows; before any row, every column is of the `null`
+ * type.
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+ *
+ * # Safety
+ * `s` is NULL or a live stream; `out` is NULL or writable.
+ */
+enum bc_status bc_arrow_stream_finish(struct bc_arrow_stream *s, struct ArrowArrayStream *out);
+
+/**
+ * The stream's last error into `*out`; its strings are valid until the next call on
+ * the stream that fails, or its free.
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`.
+ *
+ * # Safety
+ * `s` is NULL or a live stream; `out` is NULL or writable.
+ */
+enum bc_status bc_arrow_stream_last_error(const struct bc_arrow_stream *s,
+                                          struct bc_arrow_error *out);
 
 #ifdef __cplusplus
 }  // extern "C"

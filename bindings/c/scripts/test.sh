@@ -4,7 +4,8 @@
 #   1. build libboltcodec (release and debug) and check that include/boltcodec.h is what
 #      cbindgen generates from the sources (CI fails on any difference);
 #   2. build the C tests with CMake (C11 and C++17, -Wall -Wextra -pedantic -Werror) and
-#      run them: the header checks, test_api, and test_vectors on tests/vectors;
+#      run them: the header checks, test_api, test_vectors on tests/vectors,
+#      test_deep, test_interleave and test_arrow (the Arrow C stream interface);
 #   3. the same under AddressSanitizer + UndefinedBehaviorSanitizer, first with the
 #      ordinary library, then with the library itself built under AddressSanitizer
 #      (nightly `-Zsanitizer=address`), so that the loads and stores of its own `unsafe`
@@ -81,6 +82,7 @@ run_tests() { # DIR LABEL
   suite "test_vectors ($2)" "$1/test_vectors" "$ROOT/tests/vectors/packstream.json"
   suite "test_deep ($2)" "$1/test_deep"
   suite "test_interleave ($2)" "$1/test_interleave"
+  suite "test_arrow ($2)" "$1/test_arrow"
 }
 
 log "C tests"

@@ -52,6 +52,8 @@ pub mod structs;
 
 pub mod connection;
 
+pub mod arrow;
+
 pub mod ffi;
 
 pub use status::{bc_error, bc_status};
