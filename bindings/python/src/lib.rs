@@ -7,6 +7,7 @@
 //! * [`encode`]: Python objects → bytes, with the official driver's type rules.
 //! * [`chunk`]: Bolt framing (`Dechunker`) and the driver's receive core.
 //! * [`dropin`]: the functions of the driver's accelerator module interface.
+//! * [`hydrate`]: the driver's own objects (dates, points, …) built natively.
 //! * [`ffi`]: the only `unsafe` code: a few raw CPython calls, each justified.
 //!
 //! Every entry point catches panics (none are expected: the core crates never panic on
@@ -24,6 +25,7 @@ mod dropin;
 mod encode;
 mod errors;
 mod ffi;
+mod hydrate;
 mod structure;
 
 use packstream::{DecodeLimits, DecodeOptions};
@@ -209,6 +211,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dropin::neo4j_unpack_v1, m)?)?;
     m.add_function(wrap_pyfunction!(dropin::neo4j_unpack_v2, m)?)?;
     m.add_function(wrap_pyfunction!(dropin::swap_endian, m)?)?;
+    m.add_class::<hydrate::Hydrator>()?;
     m.add_class::<arrow::ArrowBatches>()?;
     m.add_class::<arrow::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(arrow::decode_records, m)?)?;

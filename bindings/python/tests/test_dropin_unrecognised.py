@@ -150,7 +150,8 @@ def test_records_are_not_batched_where_that_cannot_be_checked(tmp_path: Path) ->
     root = changed_driver(tmp_path, edits)
     result = probe(root)
     status = result["status"]
-    assert (status["codec"], status["receive"], status["level"]) == (True, True, "receive")
+    # The probe's records went through the receive path: natively hydrated.
+    assert (status["codec"], status["receive"], status["level"]) == (True, True, "hydration")
     assert status["receive_reason"].startswith("active, one RECORD at a time"), status
     assert "does not treat RECORD fields as rows" in status["receive_reason"]
     assert result["inbox_module"] == "boltcodec._inbox"
@@ -221,7 +222,8 @@ def test_records_are_not_batched_when_result_buffering_is_not_recognised(
         pytest.skip("this driver's Result._buffer is not one of the two known forms")
     result = probe(changed_driver(tmp_path, edits))
     status = result["status"]
-    assert (status["codec"], status["receive"], status["level"]) == (True, True, "receive")
+    # The probe's records went through the receive path: natively hydrated.
+    assert (status["codec"], status["receive"], status["level"]) == (True, True, "hydration")
     assert status["receive_reason"].startswith("active, one RECORD at a time"), status
     assert "Result._buffer is not one boltcodec knows" in status["receive_reason"]
     assert result["same_rows"]
@@ -231,7 +233,7 @@ def test_records_are_not_batched_when_result_buffering_is_not_recognised(
 def test_force_batches_records_where_that_cannot_be_checked(tmp_path: Path) -> None:
     result = probe(changed_driver(tmp_path, unbatchable_protocol_edits()), mode="force")
     status = result["status"]
-    assert status["level"] == "receive"
+    assert status["level"] == "hydration"
     assert status["receive_reason"].startswith("active, RECORDs batched although unchecked")
     assert result["same_rows"]
     assert result["messages"] < result["n"]

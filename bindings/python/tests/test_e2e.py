@@ -51,6 +51,11 @@ def test_same_results_as_the_pure_python_driver(pure: str, mode: str) -> None:
     assert status["rust"] is True
     assert status["status"]["codec"] is True
     assert status["status"]["receive"] is (mode == "1")
+    # The queries' results were hydrated natively (dates and points among them).
+    assert status["status"]["hydration"] is (mode == "1"), status["status"]
+    if mode == "1":
+        assert status["status"]["level"] == "hydration"
+        assert {"D", "XY"} <= set(status["status"]["hydration_kinds"])
     if results != pure:
         ours, theirs = json.loads(results), json.loads(pure)
         for a, b in zip(ours, theirs):

@@ -6,8 +6,10 @@ replacement reads whatever the socket has (up to 64 KiB), lets the native
 ``MessageReader`` de-chunk and decode it, and returns consecutive RECORDs that are already
 buffered as one RECORD whose fields are all their rows (the driver's ``_process_message``
 treats each field of a RECORD as a row; :mod:`boltcodec.dropin` checks that before it
-allows batching). Error handling mirrors the driver's: a socket error or an undecodable
-message marks the inbox broken, calls ``on_error`` and is raised.
+allows batching). The driver's hydration hooks are swapped for native ones where
+:mod:`boltcodec._hydration` recognises them. Error handling mirrors the driver's: a
+socket error or an undecodable message marks the inbox broken, calls ``on_error`` and is
+raised.
 
 Nothing here names a driver module: :mod:`boltcodec.dropin` passes in what it found in
 the module that defines the driver's Inbox (its ``Util``/``AsyncUtil`` and its socket
@@ -21,7 +23,7 @@ import logging
 import sys
 import typing as t
 
-from . import _native
+from . import _hydration, _native
 
 # The driver's logger, so that its debug output stays where users look for it.
 log = logging.getLogger("neo4j.io")
@@ -88,6 +90,22 @@ def make_inbox(
             self._buffer = bytearray(RECV_SIZE)
             self._view = memoryview(self._buffer)
             self._broken = False
+            # The driver's hydration hooks last seen, and what pop passes on for them.
+            self._hooks_in: t.Any = None
+            self._hooks_out: t.Any = None
+
+        def _hooks(self, hooks: t.Any) -> t.Any:
+            """Return the hooks to decode with: the driver's, natively hydrated if known."""
+            if hooks is self._hooks_in:
+                return self._hooks_out
+            out = hooks
+            if _hydration.ENABLED:
+                try:
+                    out = _hydration.native_hooks(hooks)
+                except Exception as error:
+                    log.debug("boltcodec: native hydration not used: %r", error)
+            self._hooks_in, self._hooks_out = hooks, out
+            return out
 
         def _decode_failed(self, error: Exception) -> None:
             log.debug(
@@ -123,9 +141,10 @@ def make_inbox(
             async def pop(self, hydration_hooks: t.Any) -> tuple[bytes, list]:
                 """Receive and decode the next message: ``(tag, fields)``."""
                 reader = self._reader
+                hooks = self._hooks(hydration_hooks)
                 while True:
                     try:
-                        message = reader.pop(hydration_hooks)
+                        message = reader.pop(hooks)
                     except Exception as error:
                         self._decode_failed(error)
                         await util.callback(self.on_error, error)
@@ -156,9 +175,10 @@ def make_inbox(
         def pop(self, hydration_hooks: t.Any) -> tuple[bytes, list]:
             """Receive and decode the next message: ``(tag, fields)``."""
             reader = self._reader
+            hooks = self._hooks(hydration_hooks)
             while True:
                 try:
-                    message = reader.pop(hydration_hooks)
+                    message = reader.pop(hooks)
                 except Exception as error:
                     self._decode_failed(error)
                     util.callback(self.on_error, error)

@@ -602,8 +602,11 @@ def status() -> dict[str, t.Any]:
 
     Keys: ``hook`` (the import hook is installed), ``codec`` (the driver's codec modules
     pack and unpack through boltcodec), ``receive`` (every Inbox class the driver uses is
-    boltcodec's), ``level`` (``"receive"``, ``"codec"`` or ``"off"``), ``codec_reason``
-    and ``receive_reason`` (``"active"``, or why not), ``driver_version``.
+    boltcodec's), ``hydration`` (the last result the receive path decoded was hydrated
+    natively, see :mod:`boltcodec._hydration`), ``level`` (``"hydration"``, ``"receive"``,
+    ``"codec"`` or ``"off"``), ``codec_reason``, ``receive_reason`` and
+    ``hydration_reason`` (``"active"``, or why not), ``hydration_kinds`` (the structure
+    tags built natively), ``driver_version``.
     """
     hook = _hook.installed_finder() is not None
     codec, codec_reason = _codec_status()
@@ -619,12 +622,22 @@ def status() -> dict[str, t.Any]:
             codec_reason = receive_reason = why
         else:
             codec_reason = f"{why}; {codec_reason}"
+    from . import _hydration
+
+    hydration = receive and _hydration.state["active"]
+    hydration_reason = (
+        _hydration.state["reason"] if receive else "the native receive path is not active"
+    )
+    level = "hydration" if hydration else "receive" if receive else "codec" if codec else "off"
     return {
         "hook": hook,
         "codec": codec,
         "receive": receive,
-        "level": "receive" if receive else "codec" if codec else "off",
+        "hydration": hydration,
+        "level": level,
         "codec_reason": codec_reason,
         "receive_reason": receive_reason,
+        "hydration_reason": hydration_reason,
+        "hydration_kinds": _hydration.state["kinds"] if hydration else (),
         "driver_version": _driver_version(),
     }

@@ -1,0 +1,301 @@
+"""Native hydration (``boltcodec._hydration``, ``src/hydrate.rs``) against the driver's own.
+
+Runs against whichever ``neo4j`` is importable; ``scripts/driver-matrix.sh`` runs it on
+the newest patch of every driver minor from 5.18 to 6.4. For every hydration handler the
+release's Bolt versions use (and the 4.4 handler with the UTC patch applied), each
+structure below is hydrated by a fresh scope of the driver (its pure-Python
+``_hydrate_structure``) and by a fresh scope whose hook boltcodec replaced; the results
+must be identical (type, attributes, ``==``, ``hash``, ``repr``, errors inside
+``BrokenHydrationObject``), and the kinds boltcodec builds natively must really have been
+built natively.
+"""
+
+from __future__ import annotations
+
+import math
+import typing as t
+
+import pytest
+
+neo4j = pytest.importorskip("neo4j")
+
+from test_dropin_release import TRIPLES, canon  # noqa: E402
+
+from boltcodec import _hydration, _native, dropin  # noqa: E402
+
+S = _native.Structure
+I64_MAX = 2**63 - 1
+I64_MIN = -(2**63)
+
+
+def handlers() -> list[tuple[str, t.Any]]:
+    """Every hydration handler class of the release, plus the UTC-patched 4.4 one."""
+    out = []
+    seen = set()
+    for name, _packer, _unpacker, handler in TRIPLES:
+        if handler in seen:
+            continue
+        seen.add(handler)
+        out.append((name, handler))
+        if hasattr(handler, "patch_utc"):
+
+            def patched(handler=handler):
+                h = handler()
+                h.patch_utc()
+                return h
+
+            out.append((name + "+utc", patched))
+    return out
+
+
+HANDLERS = handlers()
+HANDLER_IDS = [name for name, _ in HANDLERS]
+
+
+def date_cases() -> list[t.Any]:
+    days = [
+        -719162,  # 0001-01-01
+        -719161,
+        -719163,  # ordinal 0: ZeroDate
+        -719164,  # before the driver's range
+        -1,
+        0,
+        1,
+        59,
+        789,  # 1972-02-29
+        10956,  # 2000-01-01
+        11016,  # 2000-02-29
+        19722,
+        2932896,  # 9999-12-31
+        2932897,  # after it
+        I64_MAX,
+        I64_MIN,
+    ]
+    # The last days of every month of a leap and a common year, and a stride over all.
+    for year_start in (10957 + 365 * 4 + 1, 10957 + 366):
+        days += range(year_start, year_start + 366)
+    days += range(-719162, 2932897, 7919)
+    cases = [S(b"D", d) for d in days]
+    cases += [
+        S(b"D"),
+        S(b"D", 1, 2),
+        S(b"D", True),
+        S(b"D", 1.0),
+        S(b"D", "1"),
+        S(b"D", None),
+        S(b"D", 2**64),
+        S(b"D", -(2**70)),
+    ]
+    return cases
+
+
+def point_cases() -> list[t.Any]:
+    coords2 = [(1.5, -2.0), (0.0, -0.0), (math.inf, -math.inf), (1e308, -1e-308)]
+    coords3 = [(1.0, 2.0, 3.25), (-0.0, 0.0, 1e-300)]
+    cases = []
+    for srid in (7203, 4326, 9157, 4979, 12345, 0, -1, I64_MAX):
+        for c in coords2:
+            cases.append(S(b"X", srid, *c))
+        for c in coords3:
+            cases.append(S(b"Y", srid, *c))
+    cases += [
+        S(b"X", 7203, 1, 2),  # ints: the driver's float()
+        S(b"X", 7203, True, 2.0),
+        S(b"X", 7203, "1", 2.0),
+        S(b"X", 7203, None, 2.0),
+        S(b"X", 7203.0, 1.0, 2.0),
+        S(b"X", "7203", 1.0, 2.0),
+        S(b"X", True, 1.0, 2.0),
+        S(b"X", 7203, 1.0),
+        S(b"X", 7203),
+        S(b"X"),
+        S(b"X", 7203, 1.0, 2.0, 3.0),  # 3 coordinates under tag X, SRID of 2
+        S(b"Y", 9157, 1.0, 2.0),
+        S(b"X", 2**64, 1.0, 2.0),
+    ]
+    return cases
+
+
+def other_cases() -> list[t.Any]:
+    """Everything the driver's own functions still build: times, durations, vectors,
+    unknown tags, malformed structures (the Hydrator calls the driver's function)."""
+    return [
+        S(b"t", 0),
+        S(b"t", 86_399_999_999_999),
+        S(b"t", -1),
+        S(b"t", 86_400_000_000_000),
+        S(b"t", I64_MAX),
+        S(b"T", 3_600_000_000_000, 3600),
+        S(b"T", 1, -64800),
+        S(b"T", 1, 64801),
+        S(b"d", 0, 0),
+        S(b"d", -62135596800, 0),
+        S(b"d", -62135596801, 999_999_999),
+        S(b"d", 253402300799, 999_999_999),
+        S(b"d", 253402300800, 0),
+        S(b"d", 1, 1_000_000_000),
+        S(b"d", 1, -1),
+        S(b"d", I64_MAX, 0),
+        S(b"F", 1_600_000_000, 5, 3600),
+        S(b"F", 1_600_000_000, 5, -45240),
+        S(b"f", 1_600_000_000, 5, "Europe/Stockholm"),
+        S(b"f", 1_600_000_000, 5, "No/Such_Zone"),
+        S(b"f", 1_600_000_000, 5, ""),
+        S(b"f", 1_600_000_000, 5, 7),
+        S(b"I", 1_600_000_000, 5, 3600),
+        S(b"I", -62135596800, 0, 0),
+        S(b"i", 1_600_000_000, 5, "America/New_York"),
+        S(b"i", 1_600_000_000, 5, "UTC"),
+        S(b"i", 1_600_000_000, 5, "Not/AZone"),
+        S(b"E", 1, 2, 3, 4),
+        S(b"E", 0, 0, 0, 0),
+        S(b"E", -1, -2, -3, -4),
+        S(b"E", I64_MAX, I64_MAX, I64_MAX, 999_999_999),
+        S(b"E", 1, 2, 3),
+        S(b"V", b"\xc8", b"\x01\x02"),
+        S(b"V", b"\xc1", b"\x3f\xf0\x00\x00\x00\x00\x00\x00"),
+        S(b"V", b"\xff", b""),
+        S(b"U", "unsupported", 6, 0, {}),
+        S(b"U"),
+        S(b"Q", 1, 2, 3),
+        S(b"\x00"),
+        S(b""),
+        S(b"DD", 1),
+        S("D", 1),
+    ]
+
+
+def graph_sequence() -> list[t.Any]:
+    """Entities in the order one result would bring them (shared graph per scope)."""
+    node = S(b"N", 1, ["Person"], {"name": "Ada", "gone": None}, "4:db:1")
+    return [
+        node,
+        S(b"N", 1, ["Dev"], {"age": 36}, "4:db:1"),  # seen again: labels/properties merge
+        S(b"R", 10, 1, 2, "KNOWS", {"since": S(b"D", 11000)}, "5:db:10", "4:db:1", "4:db:2"),
+        S(b"N", 2, [], {}, "4:db:2"),
+        S(b"R", 11, 2, 1, "KNOWS", {}, "5:db:11", "4:db:2", "4:db:1"),
+        S(b"r", 12, "LIKES", {"w": 0.5}, "5:db:12"),
+        S(b"P", [node, S(b"N", 3, [], {}, "4:db:3")], [S(b"r", 12, "LIKES", {})], [1, 1]),
+        S(b"N", 7, ["Legacy"], {}),
+        S(b"N", "x", "not a list", None, None),
+        S(b"R", 1),
+        S(b"P", [], [], []),
+    ]
+
+
+ALL_CASES = date_cases() + point_cases() + other_cases()
+
+
+def native_scope(handler: t.Any) -> tuple[t.Any, t.Any]:
+    """A fresh scope of ``handler`` and its hook as boltcodec replaces it."""
+    scope = handler().new_hydration_scope()
+    hooks = _hydration.native_hooks(scope.hydration_hooks)
+    return scope, hooks[S]
+
+
+def test_the_hydrator_replaces_the_releases_hook() -> None:
+    for _name, handler in HANDLERS:
+        scope = handler().new_hydration_scope()
+        hooks = _hydration.native_hooks(scope.hydration_hooks)
+        assert type(hooks[S]) is _native.Hydrator, _hydration.state
+        assert _hydration.state["active"], _hydration.state
+        assert "D" in _hydration.state["kinds"], _hydration.state
+        assert "XY" in _hydration.state["kinds"], _hydration.state
+        assert "NRr" in _hydration.state["kinds"], _hydration.state
+        assert _hydration.state["reason"] == "active", _hydration.state
+        # The other hooks stay the driver's.
+        for k, v in scope.hydration_hooks.items():
+            if k is not S:
+                assert hooks[k] is v
+
+
+@pytest.mark.parametrize(("name", "handler"), HANDLERS, ids=HANDLER_IDS)
+def test_every_structure_hydrates_as_the_release_hydrates_it(name, handler) -> None:
+    native = 0
+    for s in ALL_CASES:
+        _scope, hydrator = native_scope(handler)
+        theirs = handler().new_hydration_scope().hydration_hooks[S]
+        got, want = canon(hydrator(s)), canon(theirs(s))
+        assert got == want, (name, s)
+        native += hydrator.counts[0]
+    # Dates and points with valid fields were built natively.
+    assert native > 1000
+
+
+@pytest.mark.parametrize(("name", "handler"), HANDLERS, ids=HANDLER_IDS)
+def test_a_result_graph_is_the_one_the_release_builds(name, handler) -> None:
+    mine_scope, mine = native_scope(handler)
+    theirs_scope = handler().new_hydration_scope()
+    theirs = theirs_scope.hydration_hooks[S]
+    got = [mine(s) for s in graph_sequence()]
+    want = [theirs(s) for s in graph_sequence()]
+    assert [canon(v) for v in got] == [canon(v) for v in want]
+    # The same entity seen twice is the same object, as in the driver.
+    assert [[a is b for b in got] for a in got] == [[a is b for b in want] for a in want]
+    g_mine, g_theirs = mine_scope.get_graph(), theirs_scope.get_graph()
+    assert sorted(canon(n) for n in g_mine.nodes) == sorted(canon(n) for n in g_theirs.nodes)
+    assert sorted(canon(r) for r in g_mine.relationships) == sorted(
+        canon(r) for r in g_theirs.relationships
+    )
+
+
+def test_dates_are_built_natively_and_equal_the_drivers() -> None:
+    from neo4j.time import Date
+
+    _scope, hydrator = native_scope(HANDLERS[-1][1])
+    d = hydrator(S(b"D", 19000))
+    assert hydrator.counts == (1, 0)
+    assert type(d) is Date
+    assert d == Date(2022, 1, 8)
+    assert hash(d) == hash(Date(2022, 1, 8))
+    assert (d.year, d.month, d.day) == (2022, 1, 8)
+    assert vars(d) == vars(Date(2022, 1, 8))
+    assert d.to_native().isoformat() == "2022-01-08"
+
+
+def test_a_hook_that_is_not_the_drivers_is_left_alone() -> None:
+    def hook(s):
+        return ("mine", s)
+
+    hooks = {S: hook}
+    assert _hydration.native_hooks(hooks) is hooks
+    assert not _hydration.state["active"]
+    assert "not a HydrationScope" in _hydration.state["reason"]
+
+
+def test_a_release_whose_date_class_differs_keeps_its_own_dates() -> None:
+    """A hydrate_date whose Date is not the one the native builder makes is not replaced."""
+    scope = HANDLERS[0][1]().new_hydration_scope()
+    functions = scope._struct_hydration_functions
+    original = functions[b"D"]
+
+    class Date:  # not the driver's: the native check must fail
+        pass
+
+    def hydrate_date(days):
+        return original(days)
+
+    # hydrate_date is a function of this module: the Date its module has is this one.
+    globals()["Date"] = Date
+    try:
+        functions[b"D"] = hydrate_date
+        hooks = _hydration.native_hooks(scope.hydration_hooks)
+        assert "D" not in _hydration.state["kinds"], _hydration.state
+        assert "Date:" in _hydration.state["reason"]
+        value = hooks[S](S(b"D", 19000))
+        assert canon(value) == canon(original(19000))
+    finally:
+        del globals()["Date"]
+
+
+def test_status_reports_the_hydration_level_after_a_result() -> None:
+    for _name, handler in HANDLERS:
+        _hydration.native_hooks(handler().new_hydration_scope().hydration_hooks)
+    status = dropin.status()
+    if status["receive"]:
+        assert status["level"] == "hydration", status
+        assert status["hydration"] is True
+        assert status["hydration_reason"] == "active"
+        assert "D" in status["hydration_kinds"]
+    else:
+        assert status["hydration"] is False
