@@ -263,6 +263,26 @@ export class Dechunker {
     /** Forgets all state, as for a new connection. */
     reset(): void;
 }
+/**
+ * Decodes a whole PULL response into Apache Arrow columns and returns them as Arrow IPC
+ * stream bytes, which apache-arrow's `tableFromIPC` (and any Arrow IPC reader) takes.
+ *
+ * `bytes` are the chunked RECORD messages and the summary as received after the RUN's
+ * SUCCESS; `fields` are that SUCCESS's `fields`. Column types follow the rules of the
+ * `boltcodec-arrow` crate, from every row: integers `Int64`, floats (and integers mixed
+ * with floats) `Float64`, strings `Utf8`, nulls join any type, nodes and relationships
+ * structs, other mixes text; a result without rows has columns of the `Null` type.
+ *
+ * @param {Uint8Array} bytes the PULL response
+ * @param {string[]} fields the column names
+ * @param {string} [version] the negotiated Bolt version, `'5.8'` by default
+ * @param {boolean} [utcPatch] whether Bolt 4.4's `utc` patch is in effect
+ * @returns {Buffer} an Arrow IPC stream: the schema, one record batch (none without rows)
+ * @throws {BoltcodecError} on malformed input (`offset` inside the record message,
+ *   `messageOffset` where its message starts in `bytes`), a server FAILURE in the bytes
+ *   (`kind` `'failure'`), or bytes that end before the summary (`'unexpected_end'`)
+ */
+export function decodeRecordsToArrowIPC(bytes: Uint8Array, fields: string[], version?: string, utcPatch?: boolean): Buffer;
 import { Structure } from "./lib/types.js";
 import { Uuid } from "./lib/types.js";
 import { BoltcodecError } from "./lib/types.js";

@@ -73,6 +73,22 @@ export declare class NativeCodec {
   isAtBoundary(): boolean
 }
 
+/**
+ * What `decodeRecordsToArrowIpc` returns: the IPC bytes, or the error as data (JS
+ * throws it as a `BoltcodecError`).
+ */
+export interface ArrowIpcResult {
+  /**
+   * The Arrow IPC stream (schema message, the record batch if there were rows, end
+   * marker); absent on error.
+   */
+  ipc?: Buffer
+  /** The number of rows. */
+  rows: number
+  /** The decoding error, if any. */
+  error?: ErrorInfo
+}
+
 /** The result of `decodeFramesAsync`. */
 export interface DecodedBatch {
   /** The tape, laid out as `NativeCodec` writes it (its keys are all new). */
@@ -88,6 +104,16 @@ export interface DecodedBatch {
  * copied first, so the caller may reuse its buffer at once.
  */
 export declare function decodeFramesAsync(input: Buffer, records: boolean, options?: NativeOptions | undefined | null): Promise<DecodedBatch>
+
+/**
+ * Decodes the bytes of a whole PULL response (the chunked RECORD messages and the
+ * summary, as received after the RUN's SUCCESS) into one Arrow record batch, typed from
+ * every row, and returns it as Arrow IPC stream bytes. `fields` are the RUN SUCCESS
+ * `fields`, `version` the negotiated Bolt version (`"5.8"`), `utcPatch` whether Bolt
+ * 4.4's `utc` patch is in effect. Throws only for an invalid version; decoding errors
+ * come back as data.
+ */
+export declare function decodeRecordsToArrowIpc(input: Buffer, fields: Array<string>, version: string, utcPatch: boolean): ArrowIpcResult
 
 /** A decode or framing error, as data: JS turns it into an `Error`. */
 export interface ErrorInfo {

@@ -837,4 +837,5 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeCodec = nativeBinding.NativeCodec
 module.exports.decodeFramesAsync = nativeBinding.decodeFramesAsync
+module.exports.decodeRecordsToArrowIpc = nativeBinding.decodeRecordsToArrowIpc
 module.exports.packNative = nativeBinding.packNative

@@ -11,10 +11,14 @@
 //! returned error record, and JS throws it as an `Error` carrying the byte offset.
 #![deny(unsafe_code)]
 
+#[cfg(feature = "arrow")]
+mod arrow;
 mod decode;
 mod encode;
 mod tape;
 
+#[cfg(feature = "arrow")]
+pub use arrow::{decode_records_to_arrow_ipc, ArrowIpcResult};
 pub use decode::{
     decode_frames_async, DecodeFramesTask, DecodedBatch, ErrorInfo, NativeCodec, NativeOptions,
 };
