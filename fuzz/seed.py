@@ -30,7 +30,7 @@ TARGETS = [
     "packstream_decode", "packstream_tokens", "packstream_serde", "dechunk",
     "message_request", "message_response", "structs", "handshake",
     "connection_client", "connection_server", "roundtrip", "websocket",
-    "capi_interleave",
+    "capi_interleave", "arrow",
 ]
 
 # Request names in captures -> the op byte connection_client sends for them.
@@ -134,6 +134,39 @@ def ws_seeds(raw):
     yield mode(3, "server") + no_cuts + extra
 
 
+def record_fields(msg):
+    """The field count of a RECORD message (`B1 71` then the list header), or None."""
+    if len(msg) < 3:
+        return None
+    marker = msg[2]
+    if 0x90 <= marker <= 0x9F:
+        return marker & 0x0F
+    if marker == 0xD4 and len(msg) > 3:
+        return msg[3]
+    return None
+
+
+def pull_responses(raw, messages):
+    """arrow seeds: each run of RECORDs the server sent and the summary after it, as
+    raw chunked bytes, with the first record's field count (0..7, what the target's
+    column byte can name)."""
+    s2c = [(name, offset) for d, name, offset, _ in messages if d == "S>C"]
+    bodies = [msg for d, _, _, msg in messages if d == "S>C"]
+    i = 0
+    while i < len(s2c):
+        if s2c[i][0] != "RECORD" or (i > 0 and s2c[i - 1][0] == "RECORD"):
+            i += 1
+            continue
+        start, columns = s2c[i][1], record_fields(bodies[i])
+        j = i
+        while j < len(s2c) and s2c[j][0] == "RECORD":
+            j += 1
+        end = s2c[j + 1][1] if j + 1 < len(s2c) else len(raw["S>C"])
+        if columns is not None and columns < 8:
+            yield columns, bytes(raw["S>C"][start:end])
+        i = j + 1
+
+
 # capi_interleave: operations `[op] [param] [len u16] [payload]`; op % 16 is the call,
 # op // 16 the handle (see the target's doc comment).
 CAPI_SEND = {"HELLO": 0, "LOGON": 1, "RUN": 2, "PULL": 3, "DISCARD": 4, "BEGIN": 5,
@@ -221,6 +254,11 @@ def main():
             add("websocket", blob)
         budget = max(0, (args.max_len - 2000) // 2)
         add("capi_interleave", capi_capture_seed(raw, messages, s2c_start, budget))
+        for columns, response in pull_responses(raw, messages):
+            add("arrow", bytes([v, columns, 0]) + response)
+            # The same cut in three pieces (two cut points).
+            third = len(response) // 3
+            add("arrow", bytes([v, columns, 2]) + struct.pack(">HH", third, 2 * third) + response)
 
     total = 0
     for target, blobs in seeds.items():

@@ -3,12 +3,14 @@
 #
 #   scripts/test-integration.sh
 #
-# Builds the tests of crates/bolt/tests/server.rs and the `query` example once, then for
-# each server flavour starts a throw-away Neo4j (scripts/with-neo4j.sh) and, against it,
-# runs
+# Builds the tests of crates/bolt/tests/server.rs, crates/arrow/tests/server.rs and the
+# `query` example once, then for each server flavour starts a throw-away Neo4j
+# (scripts/with-neo4j.sh) and, against it, runs
 #
 #   cargo test -p boltcodec-bolt --test server -- --ignored --test-threads=2
 #   cargo test -p boltcodec-bolt --test ws_server -- --ignored   (Bolt over WebSocket)
+#   cargo test -p boltcodec-arrow --test server -- --ignored --test-threads=1
+#       (every Cypher type into Arrow, every Bolt version; not the timed tests)
 #   cargo run -p boltcodec-bolt --example query -- "RETURN 1 AS x"   (must print the row)
 #
 #   5.26 on port 17687: Bolt 4.4 (with and without the utc patch) and 5.0-5.8
@@ -26,6 +28,10 @@ if [ "${1:-}" = "--against-server" ]; then
   status=0
   cargo test -p boltcodec-bolt --test server -- --ignored --test-threads=2 || status=1
   cargo test -p boltcodec-bolt --test ws_server -- --ignored --test-threads=2 || status=1
+  # The two timed tests (1,000,000 and 10,000,000 rows) belong to
+  # crates/arrow/scripts/bench.sh, in a release build.
+  cargo test -p boltcodec-arrow --test server -- --ignored --test-threads=1 \
+    --skip one_million_rows --skip peak_memory || status=1
 
   echo "example: query \"RETURN 1 AS x\" on Neo4j $NEO4J_FLAVOUR"
   out=$(cargo run -q -p boltcodec-bolt --example query -- "RETURN 1 AS x")
@@ -46,6 +52,7 @@ fi
 t_start=$(date +%s)
 echo "== building the integration tests and the query example"
 if ! cargo test -p boltcodec-bolt --test server --test ws_server --no-run ||
+   ! cargo test -p boltcodec-arrow --test server --no-run ||
    ! cargo build -p boltcodec-bolt --example query; then
   echo "build failed"
   exit 1
