@@ -10,12 +10,18 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_VECTORS := .venv-vectors
 
-.PHONY: demo python-env test test-rust test-examples copy-long lint test-vectors test-integration test-node test-python test-c fuzz-short bench bench-rust bench-python bench-node chart
+.PHONY: demo demo-node python-env test test-rust test-examples copy-long lint test-vectors test-integration test-node test-python test-c fuzz-short bench bench-rust bench-python bench-node chart
 
 # The official Python driver on a real Neo4j 5.26: pure Python vs boltcodec vs
 # neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side.
 demo: python-env
 	scripts/with-neo4j.sh 5.26 17474 -- .venv/bin/python scripts/demo.py
+
+# The same read with the official JavaScript driver on a real Neo4j 5.26: neo4j-driver
+# alone vs with boltcodec's drop-in vs the raw floor (bare socket), alternating rounds;
+# wall clock and client CPU side by side.
+demo-node:
+	bindings/node/scripts/bench.sh --e2e
 
 # .venv with the wheel built and installed, .venv-rustext with neo4j-rust-ext.
 python-env:

@@ -3,8 +3,12 @@
 # msgpackr and @msgpack/msgpack on the same data.
 #
 #   bindings/node/scripts/bench.sh [--quick] [--write]
+#   bindings/node/scripts/bench.sh --e2e [--write] [--rows N] [--rounds R]
 #
 # --quick: fewer rounds. --write: also rewrite the node section of benches/RESULTS.md.
+# --e2e: instead, the end-to-end read on a real Neo4j 5.26 (benches/node/e2e.js, server
+# started and stopped by scripts/with-neo4j.sh on port NEO4J_E2E_PORT, default 17889):
+# neo4j-driver alone, with the drop-in, and the raw floor.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HERE"
@@ -15,4 +19,9 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   scripts/npm-install.sh
 fi
 npm run --silent build >&2
+if [ "${1:-}" = "--e2e" ]; then
+  shift
+  ROOT="$(cd "$HERE/../.." && pwd)"
+  exec "$ROOT/scripts/with-neo4j.sh" 5.26 "${NEO4J_E2E_PORT:-17889}" -- node "$ROOT/benches/node/e2e.js" "$@"
+fi
 exec node ../../benches/node/bench.js "$@"

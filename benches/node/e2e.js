@@ -1,0 +1,240 @@
+'use strict'
+// End to end on a real Neo4j: the demo's read (scripts/demo_workload.py: 100,000 rows of
+// ints, strings, floats, lists, dates, points, a node per row, a relationship every other
+// row) with neo4j-driver's executeQuery, alone and with boltcodec's drop-in, against the
+// raw floor: the same PULL response read from a bare socket and decoded by boltcodec.
+// The three alternate in rounds within one run; wall-clock time and this process's CPU
+// time (process.cpuUsage) are taken per read.
+//
+//   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--write]
+//
+// Run through `make demo-node` (starts and stops a Neo4j 5.26 with scripts/with-neo4j.sh).
+// --write replaces the "Node end to end" section of benches/RESULTS.md.
+
+const path = require('path')
+const fs = require('fs')
+const net = require('net')
+const os = require('os')
+const crypto = require('crypto')
+
+const NODE_DIR = path.join(__dirname, '..', '..', 'bindings', 'node')
+const req = (m) => require(require.resolve(m, { paths: [NODE_DIR] }))
+const neo4j = req('neo4j-driver')
+const bc = require(NODE_DIR)
+const dropIn = require(path.join(NODE_DIR, 'driver.js'))
+const driverVersion = req('neo4j-driver/package.json').version
+
+const argv = process.argv.slice(2)
+const arg = (name, dflt) => {
+  const i = argv.indexOf(name)
+  return i >= 0 ? Number(argv[i + 1]) : dflt
+}
+const ROWS = arg('--rows', 100000)
+const ROUNDS = arg('--rounds', 3)
+const WRITE = argv.includes('--write')
+const PORT = Number(process.env.NEO4J_BOLT_PORT || 7687)
+const USER = process.env.NEO4J_USER || 'neo4j'
+const PASSWORD = process.env.NEO4J_PASSWORD || 'password'
+const URI = `bolt://127.0.0.1:${PORT}`
+const RUN = 'node-e2e'
+
+const QUERY =
+  'MATCH (p:DemoPerson {run: $run}) OPTIONAL MATCH (p)-[k:KNOWS]->() ' +
+  'RETURN p.id AS id, p.name AS name, p.score AS score, p.tags AS tags, ' +
+  'p.born AS born, p.location AS location, p AS node, k AS rel ORDER BY id'
+
+/** Writes the demo's data (in the server: UNWIND over ranges), as demo_workload.py. */
+async function setup () {
+  const driver = neo4j.driver(URI, neo4j.auth.basic(USER, PASSWORD))
+  try {
+    await driver.executeQuery('CREATE INDEX demo_run_id IF NOT EXISTS FOR (p:DemoPerson) ON (p.run, p.id)')
+    await driver.executeQuery('MATCH (p:DemoPerson {run: $run}) DETACH DELETE p', { run: RUN })
+    for (let start = 0; start < ROWS; start += 10000) {
+      await driver.executeQuery(
+        'UNWIND range($start, $end) AS i CREATE (p:DemoPerson) SET p = {run: $run, id: i, ' +
+        "name: 'person-' + right('00000' + toString(i), 6), score: i * 0.25, " +
+        "tags: ['a', 'b', toString(i % 7)], born: date('1970-01-01') + duration({days: i % 20000}), " +
+        'location: point({x: toFloat(i % 100), y: toFloat(i % 37)})}',
+        { run: RUN, start: neo4j.int(start), end: neo4j.int(Math.min(ROWS, start + 10000) - 1) })
+    }
+    await driver.executeQuery(
+      'MATCH (a:DemoPerson {run: $run}) WHERE a.id % 2 = 0 ' +
+      'MATCH (b:DemoPerson {run: $run, id: a.id + 1}) ' +
+      "CREATE (a)-[:KNOWS {since: date('2020-01-01') + duration({days: a.id % 1000})}]->(b)",
+      { run: RUN })
+  } finally {
+    await driver.close()
+  }
+}
+
+async function cleanup () {
+  const driver = neo4j.driver(URI, neo4j.auth.basic(USER, PASSWORD))
+  try {
+    await driver.executeQuery('MATCH (p:DemoPerson {run: $run}) DETACH DELETE p', { run: RUN })
+  } finally {
+    await driver.close()
+  }
+}
+
+/** A digest of everything read, so that the driver with and without the drop-in agree. */
+function digest (records) {
+  const h = crypto.createHash('sha256')
+  for (const r of records) {
+    const node = r.get('node')
+    const rel = r.get('rel')
+    const loc = r.get('location')
+    h.update(JSON.stringify([
+      String(r.get('id')), r.get('name'), r.get('score'), r.get('tags'), r.get('born').toString(),
+      [loc.x, loc.y], node.labels, String(node.properties.id),
+      rel === null ? null : [rel.type, rel.properties.since.toString()]
+    ]))
+  }
+  return h.digest('hex').slice(0, 16)
+}
+
+/** One read through neo4j-driver (a new driver, so that each read has its own connection). */
+async function driverRead (withDropIn) {
+  if (withDropIn) dropIn.install()
+  const driver = neo4j.driver(URI, neo4j.auth.basic(USER, PASSWORD))
+  try {
+    await driver.verifyConnectivity()
+    const c0 = process.cpuUsage()
+    const t0 = process.hrtime.bigint()
+    const { records } = await driver.executeQuery(QUERY, { run: RUN })
+    const wall = Number(process.hrtime.bigint() - t0) / 1e9
+    const c = process.cpuUsage(c0)
+    return { wall, cpu: (c.user + c.system) / 1e6, rows: records.length, digest: digest(records) }
+  } finally {
+    await driver.close()
+    if (withDropIn) dropIn.uninstall()
+  }
+}
+
+/** The raw floor: Bolt 5.x on a bare socket, the PULL response decoded by boltcodec. */
+function rawRead () {
+  return new Promise((resolve, reject) => {
+    const S = (sig, ...fields) => bc.packMessage(new bc.Structure(sig, fields))
+    const sock = net.connect(PORT, '127.0.0.1')
+    const dechunker = new bc.Dechunker({ records: true })
+    let stage = 'handshake'
+    let successes = 0
+    let rows = 0
+    let c0, t0
+    sock.setNoDelay(true)
+    sock.on('error', reject)
+    sock.on('connect', () => {
+      // Magic, then Bolt 5.8 down to 5.0 (one range), as the drivers offer.
+      sock.write(Buffer.from([0x60, 0x60, 0xb0, 0x17, 0, 8, 8, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]))
+    })
+    let pending = Buffer.alloc(0)
+    sock.on('data', (chunk) => {
+      if (stage === 'handshake') {
+        pending = Buffer.concat([pending, chunk])
+        if (pending.length < 4) return
+        if (pending[3] !== 5) return reject(new Error(`server chose Bolt ${pending[3]}.${pending[2]}`))
+        const rest = pending.subarray(4)
+        stage = 'query'
+        const agent = { product: 'boltcodec-e2e/0.1' }
+        c0 = process.cpuUsage()
+        t0 = process.hrtime.bigint()
+        sock.write(Buffer.concat([
+          S(0x01, { user_agent: 'boltcodec-e2e/0.1', bolt_agent: agent }),
+          S(0x6a, { scheme: 'basic', principal: USER, credentials: PASSWORD }),
+          S(0x10, QUERY, { run: RUN }, {}),
+          S(0x3f, { n: -1n })
+        ]))
+        if (rest.length === 0) return
+        chunk = rest
+      }
+      for (const m of dechunker.messages(chunk)) {
+        if (Array.isArray(m)) {
+          rows++
+        } else if (m.signature === 0x70) {
+          if (++successes === 4) {
+            const wall = Number(process.hrtime.bigint() - t0) / 1e9
+            const c = process.cpuUsage(c0)
+            sock.end(S(0x02))
+            resolve({ wall, cpu: (c.user + c.system) / 1e6, rows, digest: '-' })
+          }
+        } else {
+          sock.destroy()
+          reject(new Error(`server answered ${JSON.stringify(m, (k, v) => typeof v === 'bigint' ? String(v) : v)}`))
+        }
+      }
+    })
+  })
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+async function main () {
+  process.stderr.write(`e2e: writing ${ROWS.toLocaleString('en')} rows to Neo4j on port ${PORT}\n`)
+  await setup()
+  const modes = [
+    ['raw floor (bare socket, boltcodec decode)', rawRead],
+    [`neo4j-driver ${driverVersion} alone`, () => driverRead(false)],
+    ['neo4j-driver + boltcodec drop-in', () => driverRead(true)]
+  ]
+  const results = modes.map(() => [])
+  try {
+    // A warm-up read of each, then alternating rounds.
+    for (const [, fn] of modes) await fn()
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < modes.length; i++) {
+        const r = await modes[i][1]()
+        if (r.rows !== ROWS) throw new Error(`${modes[i][0]}: ${r.rows} rows, expected ${ROWS}`)
+        results[i].push(r)
+        process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s\n`)
+      }
+    }
+  } finally {
+    await cleanup()
+  }
+  const digests = new Set(results.slice(1).flatMap((rs) => rs.map((r) => r.digest)))
+  if (digests.size !== 1) throw new Error(`the driver read different results with and without the drop-in: ${[...digests]}`)
+
+  const floor = median(results[0].map((r) => r.wall))
+  const aloneCpu = median(results[1].map((r) => r.cpu))
+  const lines = [
+    '## Node end to end: neo4j-driver with and without boltcodec, against the raw floor',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus()[0].model.trim()} (${os.cpus().length} cores, shared with the server), ` +
+    `Node ${process.version}, neo4j-driver ${driverVersion}, Neo4j on the same machine. ` +
+    `The demo's read (scripts/demo_workload.py): ${ROWS.toLocaleString('en')} rows of ints, strings, floats, lists, dates, points, ` +
+    'a node per row and a relationship every other row, with `driver.executeQuery` (default integer mode). ' +
+    `Median of ${ROUNDS} alternating rounds in one run, after one warm-up read each. ` +
+    'Raw floor: the same query and PULL response on a bare socket, every message decoded by boltcodec (no hydration). ' +
+    'CPU: this process, `process.cpuUsage` over the read. Regenerate with `make demo-node` (`--write`: `node benches/node/e2e.js --write` under `scripts/with-neo4j.sh`).',
+    '',
+    '| read | wall clock | vs raw floor | client CPU | CPU vs driver alone |',
+    '| --- | --- | --- | --- | --- |'
+  ]
+  for (let i = 0; i < modes.length; i++) {
+    const wall = median(results[i].map((r) => r.wall))
+    const cpu = median(results[i].map((r) => r.cpu))
+    lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× |`)
+  }
+  lines.push('', 'The driver read identical results with and without the drop-in (digest of every value read).')
+  const section = lines.join('\n') + '\n'
+  process.stdout.write('\n' + section)
+  if (WRITE) {
+    const file = path.join(__dirname, '..', 'RESULTS.md')
+    const text = fs.readFileSync(file, 'utf8')
+    const start = text.indexOf('## Node end to end')
+    let next = start < 0 ? -1 : text.indexOf('\n## ', start + 1)
+    if (next >= 0) next += 1
+    const updated = start < 0
+      ? text.replace(/\n*$/, '\n\n') + section
+      : text.slice(0, start) + section + (next >= 0 ? '\n' + text.slice(next) : '')
+    fs.writeFileSync(file, updated)
+    process.stderr.write('e2e: wrote the "Node end to end" section of benches/RESULTS.md\n')
+  }
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
