@@ -95,6 +95,9 @@
 
 #[cfg(feature = "arbitrary")]
 pub mod arbitrary;
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub mod bench;
 mod build;
 mod decode;
 mod encode;
