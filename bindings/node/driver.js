@@ -36,6 +36,7 @@ const path = require('path')
 const encode = require('./lib/encode.js')
 const decode = require('./lib/decode.js')
 const { BoltcodecError } = require('./lib/types.js')
+const { makeFastHydrate } = require('./lib/fast-hydrate.js')
 
 /**
  * The driver's internal modules, found from `neo4j-driver`.
@@ -107,16 +108,25 @@ function packSettings (m, o) {
  *
  * @param {DriverModules} m
  * @param {{disableLosslessIntegers?: boolean, useBigInt?: boolean, allowUUID?: boolean,
- *   hydrate?: (s: unknown) => unknown}} o
+ *   hydrate?: (s: unknown) => unknown, fastHydrate?: boolean}} o
  */
 function unpackOptions (m, o) {
   const { newError, UUID } = m.core
   const hydrate = o.hydrate || identity
   const S = m.Structure
+  const int = o.useBigInt ? 'bigint' : o.disableLosslessIntegers ? 'number' : 'integer'
+  // Structures the drop-in builds itself, exactly as this transformer would (checked on
+  // probe values first; `null` keeps the driver's transformer for everything).
+  const fast = o.fastHydrate === false || hydrate === identity ? null : makeFastHydrate(m.core, S, hydrate, int)
   return {
-    int: o.useBigInt ? 'bigint' : o.disableLosslessIntegers ? 'number' : 'integer',
+    int,
     bytes: 'int8',
-    hydrate: (signature, fields) => hydrate(new S(signature, fields)),
+    hydrate: fast === null
+      ? (signature, fields) => hydrate(new S(signature, fields))
+      : (signature, fields) => {
+          const v = fast(signature, fields)
+          return v !== undefined ? v : hydrate(new S(signature, fields))
+        },
     createUuid: o.allowUUID
       ? (bytes) => new UUID(bytes)
       : () => { throw newError('Unknown packed value with marker e0') },

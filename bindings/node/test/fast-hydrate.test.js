@@ -1,0 +1,117 @@
+'use strict'
+// The drop-in's own hydration (lib/fast-hydrate.js) against the driver's transformers:
+// the same objects (class, own properties, integer representation, frozen) for every
+// epoch day it handles, in each integer mode, and the driver's own path elsewhere.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const driver = require('../driver.js')
+const { civilFromEpochDay, makeFastHydrate, MAX_EPOCH_DAY } = require('../lib/fast-hydrate.js')
+
+const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', {
+  paths: [path.dirname(require.resolve('neo4j-driver/package.json'))]
+}))
+const lib = (p) => require(path.join(boltDir, 'lib', p))
+const { Packer } = lib('packstream/packstream-v2.js')
+const { Structure } = lib('packstream/structure.js')
+const ChannelBuffer = lib('channel/channel-buf.js').default
+const { epochDayToDate } = lib('bolt/temporal-factory.js')
+const BoltProtocolV1 = lib('bolt/bolt-protocol-v1.js').default
+const BoltProtocolV6x1 = lib('bolt/bolt-protocol-v6x1.js').default
+const { Unpacker } = lib('packstream/packstream-v2.js')
+const core = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
+
+const MODES = ['integer', 'number', 'bigint']
+const log = { isDebugEnabled: () => false, isWarnEnabled: () => false, warn () {}, debug () {}, info () {}, error () {} }
+const protocol = (P, mode) => new P({}, null, { disableLosslessIntegers: mode === 'number', useBigInt: mode === 'bigint' }, () => null, log, () => {})
+
+/** Epoch days: every edge the calendar has near the eras' ends, and a seeded sample. */
+function epochDays () {
+  const days = new Set([0, -1, 1, 59, 60, -719528, -719529, -719162, 2932896, MAX_EPOCH_DAY, -MAX_EPOCH_DAY])
+  for (const era of [-2500, -5, -1, 0, 1, 5, 2500]) {
+    for (let d = -3; d <= 3; d++) days.add(era * 146097 - 719468 + d)
+  }
+  for (let y = -401; y <= 2401; y += 97) {
+    for (const md of [[1, 1], [2, 28], [2, 29], [3, 1], [12, 31]]) {
+      // Days through the driver's own inverse, so that leap rules are the driver's.
+      if (md[1] === 29 && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) continue
+      days.add(core.internal.temporalUtil.dateToEpochDay(y, md[0], md[1]).toNumber())
+    }
+  }
+  let a = 0x15
+  for (let i = 0; i < 4000; i++) {
+    a = (Math.imul(a, 1103515245) + 12345) >>> 0
+    days.add(Math.round((a / 2 ** 32 - 0.5) * 2 * (i % 2 ? 80000 : MAX_EPOCH_DAY)))
+  }
+  return [...days]
+}
+
+test('civilFromEpochDay agrees with the driver\'s epochDayToDate', () => {
+  const days = epochDays()
+  for (const d of days) {
+    const theirs = epochDayToDate(core.int(d))
+    assert.deepEqual(civilFromEpochDay(d), [theirs.year.toNumber(), theirs.month.toNumber(), theirs.day.toNumber()], `epoch day ${d}`)
+  }
+  assert.ok(days.length > 4000)
+})
+
+test('Dates hydrated by the drop-in are the driver\'s, in every integer mode and out of range', () => {
+  const days = [...epochDays(), MAX_EPOCH_DAY + 1, -MAX_EPOCH_DAY - 1, 2 ** 40, -(2 ** 40)]
+  for (const mode of MODES) {
+    const p = protocol(BoltProtocolV6x1, mode)
+    assert.notEqual(makeFastHydrate(core, Structure, p.transformer.fromStructure, mode), null, `the fast path is on (${mode})`)
+    const ours = driver.createCodec({ disableLosslessIntegers: mode === 'number', useBigInt: mode === 'bigint', hydrateStructure: p.transformer.fromStructure })
+    for (const d of days) {
+      const buf = new ChannelBuffer(64)
+      new Packer(buf).packable([new Structure(0x44, [core.int(d)]), core.int(d)])()
+      const bytes = buf._buffer.subarray(0, buf.position)
+      const unpacker = new Unpacker(mode === 'number', mode === 'bigint')
+      let theirs
+      try {
+        theirs = unpacker.unpack(new ChannelBuffer(Buffer.from(bytes)), p.transformer.fromStructure)
+      } catch (e) {
+        theirs = e
+      }
+      let mine
+      try {
+        mine = ours.unpack(bytes)
+      } catch (e) {
+        mine = e
+      }
+      if (theirs instanceof Error) {
+        assert.ok(mine instanceof Error, `epoch day ${d} (${mode}): the driver throws ${theirs.message}`)
+        assert.equal(mine.message, theirs.message)
+        continue
+      }
+      // Out of the driver's range, its transformer gives a "broken object" that throws
+      // on any property access: the drop-in must give the same.
+      const yearOf = (x) => {
+        try {
+          return x.year
+        } catch (e) {
+          return `throws ${e.message}`
+        }
+      }
+      if (String(yearOf(theirs[0])).startsWith('throws')) {
+        assert.equal(yearOf(mine[0]), yearOf(theirs[0]), `epoch day ${d} (${mode})`)
+        assert.deepStrictEqual(mine[1], theirs[1])
+        continue
+      }
+      assert.deepStrictEqual(mine, theirs, `epoch day ${d} (${mode})`)
+      assert.ok(Object.isFrozen(mine[0]), `epoch day ${d} (${mode}): frozen`)
+      assert.equal(mine[0].toString(), theirs[0].toString())
+    }
+  }
+})
+
+test('a transformer that does not build Dates (Bolt 1) keeps the driver\'s path', () => {
+  for (const mode of MODES) {
+    const p = protocol(BoltProtocolV1, mode)
+    assert.equal(makeFastHydrate(core, Structure, p.transformer.fromStructure, mode), null)
+    const ours = driver.createCodec({ disableLosslessIntegers: mode === 'number', useBigInt: mode === 'bigint', hydrateStructure: p.transformer.fromStructure })
+    const v = ours.unpack(Buffer.from([0xb1, 0x44, 0x01]))
+    assert.ok(v instanceof Structure, mode)
+    assert.equal(v.signature, 0x44)
+  }
+})
