@@ -7,6 +7,9 @@ the runs can be checked to agree.
 
     python scripts/demo_workload.py --port 7687 --run pure --nodes 100000
 
+With --floor the read goes through a bare socket decoded by boltcodec, no driver (the raw
+floor); with --scalars N the run only reads N rows of three scalars.
+
 The workload:
   write  100,000 nodes in UNWIND batches of 10,000 (mixed properties: int, string,
          float, list, date, point), then link every even node to the next one;
@@ -66,12 +69,110 @@ def digest_rows(records) -> tuple[int, str]:
     return n, h.hexdigest()[:16]
 
 
+READ_QUERY = (
+    "MATCH (p:DemoPerson {run: $run}) OPTIONAL MATCH (p)-[k:KNOWS]->() "
+    "RETURN p.id AS id, p.name AS name, p.score AS score, p.tags AS tags, "
+    "p.born AS born, p.location AS location, p AS node, k AS rel ORDER BY id"
+)
+SCALARS_QUERY = (
+    "UNWIND range(1, $n) AS i RETURN i, i * 0.5 AS f, 'name-' + toString(i) AS s"
+)
+
+#: Records per PULL, as the driver's default fetch size.
+FETCH = 1000
+
+
+def floor_read(port: int, user: str, password: str, query: str, params: dict) -> int:
+    """The raw floor: ``query`` read from a bare socket, every message decoded by
+    ``boltcodec.Dechunker.feed_messages`` (structures left as ``Structure``), no driver.
+
+    Speaks Bolt 5.x as the driver does (HELLO, LOGON, RUN, PULL of ``FETCH`` records at
+    a time); returns the number of records.
+    """
+    import socket
+
+    import boltcodec
+
+    structure = boltcodec.Structure
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    # Bolt 5.8 down to 5.1 (LOGON), nothing else.
+    sock.sendall(bytes.fromhex("6060B017") + bytes.fromhex("00070805") + bytes(12))
+    version = b""
+    while len(version) < 4:
+        part = sock.recv(4 - len(version))
+        if not part:
+            raise SystemExit("floor: the server closed the connection in the handshake")
+        version += part
+    if version[3] != 5:
+        raise SystemExit(f"floor: no Bolt 5.1+ (server chose {version.hex()})")
+    dechunker = boltcodec.Dechunker()
+    queue: list = []
+
+    def send(*messages: object) -> None:
+        out = bytearray()
+        for m in messages:
+            data = boltcodec.packb(m)
+            for i in range(0, len(data), 65535):
+                part = data[i : i + 65535]
+                out += len(part).to_bytes(2, "big") + part
+            out += b"\x00\x00"
+        sock.sendall(out)
+
+    def summary() -> dict:
+        while True:
+            while not queue:
+                data = sock.recv(262144)
+                if not data:
+                    raise SystemExit("floor: the server closed the connection")
+                queue.extend(reversed(dechunker.feed_messages(data)))
+            tag, fields = queue.pop()
+            if tag == 0x71:  # RECORD
+                summary.records += 1
+                continue
+            if tag != 0x70:  # not SUCCESS
+                raise SystemExit(f"floor: server replied {tag:#x} {fields}")
+            return fields[0]
+
+    summary.records = 0
+    send(
+        structure(
+            b"\x01",
+            {
+                "user_agent": "boltcodec-demo-floor/0.1",
+                "bolt_agent": {"product": "boltcodec-demo-floor/0.1"},
+            },
+        ),
+        structure(
+            b"\x6a", {"scheme": "basic", "principal": user, "credentials": password}
+        ),
+    )
+    summary()
+    summary()
+    send(structure(b"\x10", query, params, {}), structure(b"\x3f", {"n": FETCH}))
+    summary()  # RUN's SUCCESS
+    while summary().get("has_more"):
+        send(structure(b"\x3f", {"n": FETCH}))
+    sock.sendall(b"\x00\x02\xb0\x02\x00\x00")  # GOODBYE
+    sock.close()
+    return summary.records
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory so far, MiB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def codec_in_use() -> str:
     """Which codec the driver actually used (asked after the queries ran)."""
     try:
         import boltcodec.dropin
 
         st = boltcodec.dropin.status()
+        if st.get("hydration"):
+            return "boltcodec (codec + receive path + hydration)"
         if st.get("receive"):
             return "boltcodec (codec + receive path)"
         if st.get("codec"):
@@ -98,7 +199,52 @@ def main() -> None:
     )
     ap.add_argument("--nodes", type=int, default=100_000)
     ap.add_argument("--batch", type=int, default=10_000)
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="read from a bare socket with boltcodec (no driver): the raw floor",
+    )
+    ap.add_argument(
+        "--scalars",
+        type=int,
+        default=0,
+        help="instead of the demo workload, read this many rows of 3 scalars (no writes)",
+    )
     args = ap.parse_args()
+
+    if args.scalars:
+        params = {"n": args.scalars}
+        t0 = time.perf_counter()
+        if args.floor:
+            rows = floor_read(
+                args.port, args.user, args.password, SCALARS_QUERY, params
+            )
+            digest = "-"
+        else:
+            import neo4j
+
+            uri = f"bolt://127.0.0.1:{args.port}"
+            with neo4j.GraphDatabase.driver(
+                uri, auth=(args.user, args.password)
+            ) as driver:
+                t0 = time.perf_counter()
+                records, _, _ = driver.execute_query(SCALARS_QUERY, params)
+                read_s = time.perf_counter() - t0
+                h = hashlib.sha256()
+                for r in records:
+                    h.update(repr(tuple(r)).encode())
+                rows, digest = len(records), h.hexdigest()[:16]
+        if args.floor:
+            read_s = time.perf_counter() - t0
+        report(
+            args,
+            "raw floor" if args.floor else codec_in_use(),
+            0.0,
+            rows,
+            read_s,
+            digest,
+        )
+        return
 
     import neo4j
 
@@ -126,23 +272,40 @@ def main() -> None:
             run=args.run,
         )
 
-        query = (
-            "MATCH (p:DemoPerson {run: $run}) OPTIONAL MATCH (p)-[k:KNOWS]->() "
-            "RETURN p.id AS id, p.name AS name, p.score AS score, p.tags AS tags, "
-            "p.born AS born, p.location AS location, p AS node, k AS rel ORDER BY id"
-        )
         t0 = time.perf_counter()
-        records, _, _ = driver.execute_query(query, run=args.run)
-        read_s = time.perf_counter() - t0
-        rows, digest = digest_rows(records)
+        if args.floor:
+            params = {"run": args.run}
+            rows = floor_read(args.port, args.user, args.password, READ_QUERY, params)
+            read_s = time.perf_counter() - t0
+            digest = "-"
+        else:
+            records, _, _ = driver.execute_query(READ_QUERY, run=args.run)
+            read_s = time.perf_counter() - t0
+            rows, digest = digest_rows(records)
 
         driver.execute_query(
             "MATCH (p:DemoPerson {run: $run}) DETACH DELETE p", run=args.run
         )
 
+    report(
+        args,
+        "raw floor" if args.floor else codec_in_use(),
+        write_s,
+        rows,
+        read_s,
+        digest,
+    )
+
+
+def report(
+    args, codec: str, write_s: float, rows: int, read_s: float, digest: str
+) -> None:
+    """Print the run's one JSON line."""
+    import neo4j
+
     json.dump(
         {
-            "codec": codec_in_use(),
+            "codec": codec,
             "python": sys.version.split()[0],
             "driver": neo4j.__version__,
             "nodes": args.nodes,
@@ -150,6 +313,7 @@ def main() -> None:
             "rows": rows,
             "read_s": read_s,
             "digest": digest,
+            "peak_rss_mib": peak_rss_mib(),
         },
         sys.stdout,
     )

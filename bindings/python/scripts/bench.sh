@@ -10,7 +10,8 @@
 # is the server's port; BOLTCODEC_SKIP_E2E=1 skips the driver-level part.
 # The implementations run in BENCH_ROUNDS (default 2) alternating rounds and the report
 # keeps each measurement's best round, so that load from other processes on a shared
-# machine affects them alike.
+# machine affects them alike. benches/python/driver_e2e.py then measures the driver end
+# to end (the demo read and 1,000,000 scalar rows) with a raw-floor column.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -36,8 +37,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 # Driver level.
+DRIVER_E2E_UPDATE=""
+if [ "${1:-}" = --update ]; then DRIVER_E2E_UPDATE="--update $ROOT/benches/RESULTS.md"; fi
 if [ "${BOLTCODEC_SKIP_E2E:-0}" != 1 ]; then
-  OUT="$OUT" PY="$PY" PY_RUST="$PY_RUST" BENCH="$BENCH" ROUNDS="$ROUNDS" \
+  DRIVER_E2E_UPDATE="$DRIVER_E2E_UPDATE" OUT="$OUT" PY="$PY" PY_RUST="$PY_RUST" BENCH="$BENCH" ROUNDS="$ROUNDS" \
     "$ROOT/scripts/with-neo4j.sh" 5.26 "$PORT" -- bash -c '
       set -e
       for ((r = 1; r <= ROUNDS; r++)); do
@@ -45,6 +48,10 @@ if [ "${BOLTCODEC_SKIP_E2E:-0}" != 1 ]; then
         "$PY_RUST" "$BENCH/bench.py" --impl rustext --e2e --no-codec > "$OUT/rustext-e2e.$r.json"
         "$PY" "$BENCH/bench.py" --impl boltcodec --e2e --no-codec > "$OUT/boltcodec-e2e.$r.json"
       done
+      # The driver end to end on the demo read and 1,000,000 scalar rows: pure, rust-ext,
+      # boltcodec and the raw floor, alternating rounds (its own RESULTS.md section).
+      "$PY" "$BENCH/driver_e2e.py" --rounds "$ROUNDS" --rustext "$PY_RUST" $DRIVER_E2E_UPDATE \
+        | tee "$OUT/driver-e2e.md"
     '
 fi
 
