@@ -123,8 +123,9 @@ impl bc_decoder {
     }
 
     /// Makes the output just built the current one; returns its root. The previous
-    /// values are dead then: their memory is trimmed to a bound, as are the build
-    /// buffers (regression test `decoder_kept_the_memory_of_its_largest_value`).
+    /// values are dead then: [`bc_decoder::settle`] trims their memory to a bound; the
+    /// build buffers are trimmed here (regression test
+    /// `decoder_kept_the_memory_of_its_largest_value`).
     fn commit(&mut self) -> Res<*const bc_value> {
         let root = self
             .next
@@ -134,15 +135,17 @@ impl bc_decoder {
         // Moving the trees and vectors does not move the memory the values live in.
         std::mem::swap(&mut self.current, &mut self.next);
         self.current.tree.trim_scratch();
-        self.next.trim();
         Ok(root)
     }
 
-    /// After a failed decode: the partial value built aside is dead; trims its memory.
-    fn discard<T>(&mut self, r: Res<T>) -> Res<T> {
-        if r.is_err() {
-            self.next.trim();
-        }
+    /// Called by each entry point once the decode is over and its input is no longer
+    /// borrowed: the output aside (the previous values after a success, the partial value
+    /// after a failure) is dead; trims its memory. Not done in [`bc_decoder::commit`]:
+    /// the input may lie in the previous values' input copy (a blob decoded again), and
+    /// freeing that while the input is still borrowed is undefined behaviour (Miri, in
+    /// `copied_input_was_overwritten_while_it_was_being_copied`).
+    fn settle<T>(&mut self, r: Res<T>) -> Res<T> {
+        self.next.trim();
         r
     }
 
@@ -397,7 +400,7 @@ pub unsafe extern "C" fn bc_decoder_decode(
         ffi::with_handle(dec, |d| {
             let (data, out) = (ffi::bytes(data, len)?, Out::new(out)?);
             let r = d.decode(data, true);
-            let (root, _) = d.discard(r)?;
+            let (root, _) = d.settle(r)?;
             out.set(root);
             Ok(())
         })
@@ -428,7 +431,7 @@ pub unsafe extern "C" fn bc_decoder_decode_prefix(
             let (data, out, consumed) =
                 (ffi::bytes(data, len)?, Out::new(out)?, Out::new(consumed)?);
             let r = d.decode(data, false);
-            let (root, used) = d.discard(r)?;
+            let (root, used) = d.settle(r)?;
             out.set(root);
             consumed.set(used);
             Ok(())
@@ -458,7 +461,7 @@ pub unsafe extern "C" fn bc_decoder_decode_all(
         ffi::with_handle(dec, |d| {
             let (data, out) = (ffi::bytes(data, len)?, Out::new(out)?);
             let r = d.decode_all(data);
-            out.set(d.discard(r)?);
+            out.set(d.settle(r)?);
             Ok(())
         })
     }
@@ -493,7 +496,7 @@ pub unsafe extern "C" fn bc_decoder_decode_messages(
                 parts.push(ffi::bytes(m.data, m.len)?);
             }
             let r = d.decode_parts(&parts);
-            out.set(d.discard(r)?);
+            out.set(d.settle(r)?);
             Ok(())
         })
     }
