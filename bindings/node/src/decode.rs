@@ -6,7 +6,7 @@ use bolt::inbox::Inbox;
 use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice};
 use napi::{Env, Task};
 use napi_derive::napi;
-use packstream::{DecodeLimits, DecodeOptions};
+use packstream::{DecodeLimits, DecodeOptions, Decoder};
 
 use crate::tape::{KeyTable, Shape, Tape, HEADER_BYTES};
 
@@ -116,8 +116,9 @@ fn messages_into(
     keys: &mut KeyTable,
     tape: &mut Tape,
 ) {
+    let mut dec = Decoder::with_options(&[], opts);
     for msg in inbox.iter() {
-        tape.received(msg, opts, keys, shape);
+        tape.received(msg, &mut dec, keys, shape);
     }
     inbox.consume(inbox.len());
 }

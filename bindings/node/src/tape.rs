@@ -20,8 +20,8 @@
 //! there), so a call costs one native crossing whatever the size of the message or batch.
 
 use bolt::inbox::Received;
-use bolt::message::{signature, MessageError};
-use packstream::{DecodeOptions, Decoder, Error, ErrorInfo, Visitor};
+use bolt::message::signature;
+use packstream::{DecodeOptions, Decoder, Error, ErrorInfo, Token, Visitor};
 use rustc_hash::FxHashMap;
 
 /// Integer fitting in 28 signed bits: payload is the value.
@@ -328,26 +328,33 @@ impl Tape {
     }
 
     /// Decodes one queued Bolt message into the tape in the given shape, or, when it
-    /// fails, rolls back whatever it wrote and writes a `T_ERROR` word instead. Which
-    /// message is a RECORD, and where its fields start, is the core's to say
-    /// ([`Received::fields`], [`signature::RECORD`]); the decoder `fields` gives has
-    /// the structure header accounted for (depth, element budget, offsets from the
-    /// message's first byte).
-    pub(crate) fn received(
+    /// fails, rolls back whatever it wrote and writes a `T_ERROR` word instead.
+    ///
+    /// `dec` is the caller's decoder, reset to the message here: one decoder serves a
+    /// whole batch, so its nesting stack is allocated once, not per message (which
+    /// [`Received::fields`], a fresh decoder each time, would cost on every small
+    /// RECORD). The RECORD header is read as `fields` reads it, by the core decoder's
+    /// `next_token`, so the decoder accounts for it (depth, element budget, offsets from
+    /// the message's first byte) exactly as for the rest of the message.
+    pub(crate) fn received<'m>(
         &mut self,
-        msg: Received<'_>,
-        opts: DecodeOptions,
+        msg: Received<'m>,
+        dec: &mut Decoder<'m>,
         keys: &mut KeyTable,
         shape: Shape,
     ) {
         let mark = self.mark(keys);
         let result = match shape {
-            Shape::Any => self.value(&mut Decoder::with_options(msg.bytes(), opts), keys, None),
-            Shape::Record => self.record_fields(msg, opts, keys),
-            Shape::RecordOrAny => match self.record_fields(msg, opts, keys) {
+            Shape::Any => {
+                dec.reset(msg.bytes());
+                self.value(dec, keys, None)
+            }
+            Shape::Record => self.record_fields(msg, dec, keys),
+            Shape::RecordOrAny => match self.record_fields(msg, dec, keys) {
                 Err(Fail::NotARecord(_)) => {
                     // Nothing was written: the check fails before the first item.
-                    self.value(&mut Decoder::with_options(msg.bytes(), opts), keys, None)
+                    dec.reset(msg.bytes());
+                    self.value(dec, keys, None)
                 }
                 other => other,
             },
@@ -356,24 +363,19 @@ impl Tape {
     }
 
     /// Writes the field list of a RECORD message (one field, a list).
-    fn record_fields(
+    fn record_fields<'m>(
         &mut self,
-        msg: Received<'_>,
-        opts: DecodeOptions,
+        msg: Received<'m>,
+        dec: &mut Decoder<'m>,
         keys: &mut KeyTable,
     ) -> Result<(), Fail> {
-        let mut fields = match msg.fields(opts) {
-            Ok(f) => f,
-            Err(MessageError::NotAStructure { .. }) => return Err(Fail::NotARecord(0)),
-            Err(e) => return Err(Fail::from_error(&e)),
-        };
-        // `Received::is_record` reads the header with the default options; the header
-        // read with the stream's options (legacy `DC` structures) is the one that counts.
-        if fields.count != 1 || fields.signature != signature::RECORD {
-            return Err(Fail::NotARecord(0));
+        dec.reset(msg.bytes());
+        match dec.next_token()? {
+            Token::Struct { tag, len: 1 } if tag == signature::RECORD => {}
+            _ => return Err(Fail::NotARecord(0)),
         }
-        let at = fields.decoder.position();
-        self.value(&mut fields.decoder, keys, Some(at))
+        let at = dec.position();
+        self.value(dec, keys, Some(at))
     }
 
     /// Ends a value or message: on failure, drops what it wrote and records the error.
