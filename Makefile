@@ -101,3 +101,19 @@ bench-node:
 chart: python-env
 	.venv/bin/python -m pip install --quiet --disable-pip-version-check matplotlib
 	.venv/bin/python benches/chart.py
+
+# Release artifacts into dist/ (git-ignored): wheels for CPython 3.9-3.13 (manylinux2014
+# x86_64 and aarch64, musllinux x86_64; each checked with auditwheel) and the sdist, the
+# npm packages (main + linux-x64-gnu, linux-arm64-gnu, linux-x64-musl), the two crates
+# (cargo package) and the C tarball. Cross-links with zig (.venv-dist). See README "Install".
+.PHONY: dist test-dist
+dist:
+	scripts/dist/build.sh
+
+# The artifacts tested from dist/ alone: each x86_64 wheel in a fresh venv of its CPython
+# (vectors, drop-in on neo4j 5.28 and 6.x), the sdist built by pip, the npm tarballs in a
+# fresh project, the C tarball through pkg-config and CMake, aarch64 inspected (and run
+# under qemu-user when scripts/dist/aarch64-sysroot.sh has made a sysroot). Not part of
+# `make test`; CI runs `make dist test-dist` as its own job.
+test-dist:
+	scripts/dist/test.sh
