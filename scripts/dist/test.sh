@@ -2,7 +2,7 @@
 # Tests the release artifacts in dist/ (scripts/dist/build.sh) from the artifacts alone,
 # as a user on a fresh machine of this kind would install them. `make test-dist` runs it.
 #
-#   scripts/dist/test.sh [python|sdist|npm|c|aarch64|crates]...   (default: all of them)
+#   scripts/dist/test.sh [python|sdist|npm|c|aarch64|musl|crates]...   (default: all)
 #
 #   python   each x86_64 manylinux2014 wheel into a fresh venv of its CPython (3.9-3.13):
 #            the vector suite (bindings/python/tests/test_vectors.py, pytest) and
@@ -18,10 +18,11 @@
 #            CMake package (shared and static), run; the soname and links checked
 #   aarch64  the aarch64 wheels: `file`, `auditwheel show`; run under qemu-user when an
 #            aarch64 CPython is available (AARCH64_SYSROOT, see README "Install")
-#   crates   the .crate files list their licence files and README, and unpack
+#   musl     the musllinux wheels: module name (musl suffix) and NEEDED libraries
+#   crates   the .crate files hold their licence files and README
 #
-# The musllinux wheels and the linux-x64-musl addon cannot run on this glibc host; they
-# are inspected (`file`, `auditwheel show`) only. The drivers and pytest come from PyPI.
+# The musllinux wheels and the linux-x64-musl addon cannot run on this glibc host (no
+# musl CPython or Node); they are inspected only. The drivers and pytest come from PyPI.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -302,6 +303,28 @@ runpy.run_path('$ROOT/scripts/dist/smoke_python.py', run_name='__main__')" >&2; 
   fi
 }
 
+# The musllinux wheels cannot run here (no musl CPython): each module must carry musl's
+# extension suffix (a `-linux-gnu.so` name is not imported by a musl CPython) and need
+# nothing but libc.so.
+test_musl() {
+  local w n=0 d so needed
+  for w in "$DIST"/python/*musllinux_1_2_x86_64.whl; do
+    need "$w"
+    d="$WORK/musl-$(basename "$w")"
+    mkdir -p "$d"
+    (cd "$d" && "$TOOLS/bin/python" -m zipfile -e "$w" .)
+    so="$(ls "$d"/boltcodec/_native.*.so)"
+    needed="$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
+    if [[ $so == *-x86_64-linux-musl.so ]] && [ "$needed" = "libc.so " ] &&
+      [[ "$(file -b "$so")" == "ELF 64-bit LSB shared object, x86-64"* ]]; then
+      n=$((n + 1))
+    else
+      bad "musl: $(basename "$w"): ${so##*/} needs $needed"
+    fi
+  done
+  ok "musl: $n musllinux wheels: x86-64 ELF, *-linux-musl.so, needing only libc.so"
+}
+
 test_crates() {
   local c name
   for name in packstream bolt; do
@@ -320,7 +343,7 @@ test_crates() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(python sdist npm c aarch64 crates)
+[ ${#steps[@]} -eq 0 ] && steps=(python sdist npm c aarch64 musl crates)
 start=$(date +%s)
 for s in "${steps[@]}"; do
   case $s in
@@ -329,6 +352,7 @@ for s in "${steps[@]}"; do
   npm) test_npm ;;
   c) test_c ;;
   aarch64) test_aarch64 ;;
+  musl) test_musl ;;
   crates) test_crates ;;
   *)
     echo "test-dist: unknown step $s" >&2
