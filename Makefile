@@ -103,7 +103,7 @@ chart: python-env
 	.venv/bin/python benches/chart.py
 
 # Release artifacts into dist/ (git-ignored): wheels for CPython 3.9-3.13 (manylinux2014
-# x86_64 and aarch64, musllinux x86_64; each checked with auditwheel) and the sdist, the
+# x86_64 and aarch64, checked with auditwheel; musllinux x86_64) and the sdist, the
 # npm packages (main + linux-x64-gnu, linux-arm64-gnu, linux-x64-musl), the two crates
 # (cargo package) and the C tarball. Cross-links with zig (.venv-dist). See README "Install".
 .PHONY: dist test-dist
