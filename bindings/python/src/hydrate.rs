@@ -175,30 +175,46 @@ impl GraphKit {
         Ok(())
     }
 
-    /// The node `element_id`, created (with `labels`, `properties`) if the graph has none
-    /// yet. `None` when the driver must do it: the node exists and labels or properties
-    /// are to be merged into it.
+    /// The node `element_id`: created (with `labels` and the non-null `properties`) if
+    /// the graph has none yet, otherwise given `labels` and `properties` as the driver
+    /// does (`_labels = _labels.union(labels)`, `_properties.update(properties)`, each only
+    /// when non-empty). `properties` is `None` or a plain dict (checked by the caller).
     fn node<'py>(
         &self,
         py: Python<'py>,
         object_new: &Bound<'py, PyAny>,
         id: &Bound<'py, PyAny>,
         labels: Option<&Bound<'py, PyList>>,
-        properties: Option<Bound<'py, PyDict>>,
+        properties: Option<&Bound<'py, PyAny>>,
         element_id: &Bound<'py, PyAny>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let nodes = self.nodes.bind(py);
         if let Some(existing) = nodes.get_item(element_id)? {
-            let merge = labels.is_some_and(|l| !l.is_empty())
-                || properties.as_ref().is_some_and(|p| !p.is_empty());
-            return Ok((!merge).then_some(existing));
+            if let Some(l) = labels.filter(|l| !l.is_empty()) {
+                let name = pyo3::intern!(py, "_labels");
+                let merged = existing
+                    .getattr(name)?
+                    .call_method1(pyo3::intern!(py, "union"), (l,))?;
+                existing.setattr(name, merged)?;
+            }
+            if let Some(p) = properties.filter(|p| !p.is_none()) {
+                if p.is_truthy()? {
+                    existing
+                        .getattr(pyo3::intern!(py, "_properties"))?
+                        .call_method1(pyo3::intern!(py, "update"), (p,))?;
+                }
+            }
+            return Ok(Some(existing));
         }
-        let obj = object_new.call1((self.node_cls.bind(py),))?;
-        let properties = match properties {
-            Some(p) => p,
+        let filtered = match properties {
+            Some(p) => match entity_properties(py, p)? {
+                Some(f) => f,
+                None => return Ok(None),
+            },
             None => PyDict::new(py),
         };
-        self.set_entity(py, &obj, element_id, id, properties)?;
+        let obj = object_new.call1((self.node_cls.bind(py),))?;
+        self.set_entity(py, &obj, element_id, id, filtered)?;
         let labels = match labels {
             Some(l) => pyo3::types::PyFrozenSet::new(py, l.iter())?,
             None => pyo3::types::PyFrozenSet::empty(py)?,
@@ -273,9 +289,10 @@ impl Hydrator {
         {
             return Ok(None);
         }
-        let Some(properties) = entity_properties(py, &fields.get_item(2)?)? else {
+        let properties = fields.get_item(2)?;
+        if !(properties.is_none() || properties.is_exact_instance_of::<PyDict>()) {
             return Ok(None);
-        };
+        }
         let Some(element_id) = element_id(py, fields, 3, id_value)? else {
             return Ok(None);
         };
@@ -284,7 +301,7 @@ impl Hydrator {
             self.object_new.bind(py),
             &id,
             Some(&labels),
-            Some(properties),
+            Some(&properties),
             &element_id,
         )
     }

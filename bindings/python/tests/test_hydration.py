@@ -173,6 +173,9 @@ def graph_sequence() -> list[t.Any]:
         S(b"N", 1, ["Dev"], {"age": 36}, "4:db:1"),  # seen again: labels/properties merge
         S(b"R", 10, 1, 2, "KNOWS", {"since": S(b"D", 11000)}, "5:db:10", "4:db:1", "4:db:2"),
         S(b"N", 2, [], {}, "4:db:2"),
+        S(b"N", 2, ["Z"], {"gone": None, "k": [1]}, "4:db:2"),  # merged, None kept
+        S(b"N", 3, ["A"], None, "4:db:3"),
+        S(b"N", 3, [], {"p": 1}, "4:db:3"),
         S(b"R", 11, 2, 1, "KNOWS", {}, "5:db:11", "4:db:2", "4:db:1"),
         S(b"r", 12, "LIKES", {"w": 0.5}, "5:db:12"),
         S(b"P", [node, S(b"N", 3, [], {}, "4:db:3")], [S(b"r", 12, "LIKES", {})], [1, 1]),

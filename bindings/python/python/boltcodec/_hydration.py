@@ -34,7 +34,7 @@ import typing as t
 
 from . import _native
 
-log = logging.getLogger("neo4j")
+log = logging.getLogger("neo4j.boltcodec")
 
 #: ``BOLTCODEC_HYDRATION=0`` (or off/false/no) keeps the driver's Python hydration on the
 #: native receive path.
@@ -196,6 +196,7 @@ def _graph_samples() -> list[t.Any]:
         s(b"R", 11, 2, 3, "KNOWS", {}, "5:x:11", "4:x:2", "4:x:3"),
         s(b"N", 2, ["Dev"], {"age": 36}, "4:x:2"),  # seen as an endpoint first: merged
         s(b"N", 1, [], {}, "4:x:1"),  # seen before: the same object
+        s(b"N", 1, ["Person", "X"], {"gone": None, "age": 1}, "4:x:1"),  # merged as-is
         s(b"r", 12, "KNOWS", {"w": 0.5}, "5:x:12"),
         s(b"R", 10, 1, 2, "KNOWS", {}, "5:x:10", "4:x:1", "4:x:2"),
         s(b"N", 7, ["Old"], {}),  # no element id: str(id)
@@ -323,7 +324,7 @@ def native_hooks(hooks: t.Any) -> t.Any:
     if reason != "active" and reason not in _logged:
         # Once per reason, in the driver's logger: what stays the driver's, and why.
         _logged.add(reason)
-        log.info("boltcodec: native hydration: %s", reason)
+        log.warning("boltcodec: native hydration: %s", reason)
     state.update(active=bool(kinds), kinds=kinds, reason=reason)
     if hydrator is None:
         return hooks
