@@ -178,3 +178,28 @@ def neo4j_unpack_v2(
 
 def swap_endian(type_size: int, data: bytes, /) -> bytes:
     """Drop-in for ``neo4j._rust.vector.swap_endian``."""
+
+@final
+class Hydrator:
+    """Native hydration for one result of the neo4j driver (see ``boltcodec._hydration``).
+
+    Called with a ``Structure``, returns what the driver's ``_hydrate_structure`` returns:
+    dates, points, nodes and relationships built natively when enabled, everything else
+    by the driver's function for the tag (an exception becoming ``broken(error, s)``).
+    """
+
+    def __new__(
+        cls,
+        functions: dict[bytes, Callable[..., Any]],
+        broken: type,
+        *,
+        date_cls: type | None = None,
+        srid_table: dict[int, tuple[type, int]] | None = None,
+        graph: Any = None,
+        node_cls: type | None = None,
+        legacy: bool = False,
+    ) -> Hydrator: ...
+    def __call__(self, value: Structure, /) -> Any: ...
+    @property
+    def counts(self) -> tuple[int, int]:
+        """``(built natively, handed to the driver's function)`` since creation."""
