@@ -1,7 +1,7 @@
 //! Decoding entry points: one value, a buffer of framed messages, a stream of reads, and
 //! the same off the JS thread.
 
-use bolt::chunk::{DechunkError, DechunkLimits};
+use bolt::chunk::{DechunkError, DechunkLimits, Dechunker};
 use bolt::inbox::Inbox;
 use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice};
 use napi::{Env, Task};
@@ -91,21 +91,36 @@ fn dechunk_error_info(e: &DechunkError) -> ErrorInfo {
     }
 }
 
-/// Decodes every message of `input`, a buffer of complete framed messages, into `tape`,
-/// through `inbox` (emptied first). Returns the framing error, if any, or the error of a
-/// buffer that ends inside a message (the messages before it are in the tape).
+/// Decodes every message of `input`, a buffer of complete framed messages, into `tape`.
+/// Returns the framing error, if any, or the error of a buffer that ends inside a
+/// message (the messages before it are in the tape).
+///
+/// A one-shot buffer keeps nothing between calls, so it is de-chunked in place
+/// (`Dechunker::feed_batch`: a message in one chunk is a slice of `input`) rather than
+/// queued through an [`Inbox`], which copies every message; the stream (`push`) is
+/// where the inbox's queue and ordering matter.
 fn frames_into(
-    inbox: &mut Inbox,
     input: &[u8],
     opts: DecodeOptions,
+    limits: DechunkLimits,
     shape: Shape,
     keys: &mut KeyTable,
     tape: &mut Tape,
 ) -> Option<ErrorInfo> {
-    inbox.reset();
-    inbox.feed(input);
-    messages_into(inbox, opts, shape, keys, tape);
-    inbox.end_of_stream().err().map(|e| dechunk_error_info(&e))
+    let mut dechunker = Dechunker::with_limits(limits);
+    let batch = dechunker.feed_batch(input);
+    let mut dec = Decoder::with_options(&[], opts);
+    for msg in batch.iter() {
+        tape.received(msg.bytes(), msg.offset(), &mut dec, keys, shape);
+    }
+    if let Some(e) = batch.error() {
+        return Some(dechunk_error_info(e));
+    }
+    drop(batch);
+    dechunker
+        .end_of_stream()
+        .err()
+        .map(|e| dechunk_error_info(&e))
 }
 
 /// Decodes every queued message of `inbox` into `tape` and consumes them.
@@ -118,7 +133,7 @@ fn messages_into(
 ) {
     let mut dec = Decoder::with_options(&[], opts);
     for msg in inbox.iter() {
-        tape.received(msg, &mut dec, keys, shape);
+        tape.received(msg.bytes(), msg.stream_offset(), &mut dec, keys, shape);
     }
     inbox.consume(inbox.len());
 }
@@ -140,8 +155,8 @@ pub struct NativeCodec {
     tape: Tape,
     /// The stream fed to `push`.
     stream: Inbox,
-    /// Reused by `decode_frames` (emptied at each call).
-    frames: Inbox,
+    /// The framing limits of `decode_frames`.
+    limits: DechunkLimits,
     status: i32,
     stream_error: Option<ErrorInfo>,
 }
@@ -158,7 +173,7 @@ impl NativeCodec {
             keys: KeyTable::default(),
             tape: Tape::default(),
             stream: Inbox::with_limits(limits),
-            frames: Inbox::with_limits(limits),
+            limits,
             status: 0,
             stream_error: None,
         }
@@ -205,16 +220,13 @@ impl NativeCodec {
         let keys_before = self.keys.len();
         let shape = if records { Shape::Record } else { Shape::Any };
         self.stream_error = frames_into(
-            &mut self.frames,
             &input,
             self.opts,
+            self.limits,
             shape,
             &mut self.keys,
             &mut self.tape,
         );
-        if self.frames.buffer_capacity() > KEEP_BYTES {
-            self.frames.shrink_buffer_to(0);
-        }
         self.status = i32::from(self.stream_error.is_some());
         if self.stream_error.is_some() {
             self.keys.truncate(keys_before);
@@ -365,9 +377,9 @@ impl Task for DecodeFramesTask {
             Shape::Any
         };
         let stream_error = frames_into(
-            &mut Inbox::with_limits(self.options.dechunk_limits()),
             &self.input,
             self.options.decode_options(),
+            self.options.dechunk_limits(),
             shape,
             &mut keys,
             &mut tape,

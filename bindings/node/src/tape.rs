@@ -19,7 +19,6 @@
 //! [`Tape::write_out`] copies all of it into one JS-owned buffer (the layout is described
 //! there), so a call costs one native crossing whatever the size of the message or batch.
 
-use bolt::inbox::Received;
 use bolt::message::signature;
 use packstream::{DecodeOptions, Decoder, Error, ErrorInfo, Token, Visitor};
 use rustc_hash::FxHashMap;
@@ -327,18 +326,20 @@ impl Tape {
         self.commit(mark, keys, result, 0);
     }
 
-    /// Decodes one queued Bolt message into the tape in the given shape, or, when it
+    /// Decodes one Bolt message (its bytes, and the stream offset of its first chunk
+    /// header) into the tape in the given shape, or, when it
     /// fails, rolls back whatever it wrote and writes a `T_ERROR` word instead.
     ///
     /// `dec` is the caller's decoder, reset to the message here: one decoder serves a
     /// whole batch, so its nesting stack is allocated once, not per message (which
-    /// [`Received::fields`], a fresh decoder each time, would cost on every small
+    /// `bolt::inbox::Received::fields`, a fresh decoder each time, would cost on every small
     /// RECORD). The RECORD header is read as `fields` reads it, by the core decoder's
     /// `next_token`, so the decoder accounts for it (depth, element budget, offsets from
     /// the message's first byte) exactly as for the rest of the message.
     pub(crate) fn received<'m>(
         &mut self,
-        msg: Received<'m>,
+        msg: &'m [u8],
+        stream_offset: u64,
         dec: &mut Decoder<'m>,
         keys: &mut KeyTable,
         shape: Shape,
@@ -346,30 +347,30 @@ impl Tape {
         let mark = self.mark(keys);
         let result = match shape {
             Shape::Any => {
-                dec.reset(msg.bytes());
+                dec.reset(msg);
                 self.value(dec, keys, None)
             }
             Shape::Record => self.record_fields(msg, dec, keys),
             Shape::RecordOrAny => match self.record_fields(msg, dec, keys) {
                 Err(Fail::NotARecord(_)) => {
                     // Nothing was written: the check fails before the first item.
-                    dec.reset(msg.bytes());
+                    dec.reset(msg);
                     self.value(dec, keys, None)
                 }
                 other => other,
             },
         };
-        self.commit(mark, keys, result, msg.stream_offset());
+        self.commit(mark, keys, result, stream_offset);
     }
 
     /// Writes the field list of a RECORD message (one field, a list).
     fn record_fields<'m>(
         &mut self,
-        msg: Received<'m>,
+        msg: &'m [u8],
         dec: &mut Decoder<'m>,
         keys: &mut KeyTable,
     ) -> Result<(), Fail> {
-        dec.reset(msg.bytes());
+        dec.reset(msg);
         match dec.next_token()? {
             Token::Struct { tag, len: 1 } if tag == signature::RECORD => {}
             _ => return Err(Fail::NotARecord(0)),
@@ -389,11 +390,13 @@ impl Tape {
         if let Err(fail) = result {
             self.rollback(mark, keys);
             let (kind, offset, message) = match fail {
-                Fail::Error {
-                    kind,
-                    offset,
-                    message,
-                } => (kind, offset, message),
+                // Any core error, through its kind and offset.
+                Fail::Decode(e) => (
+                    e.kind_name(),
+                    e.byte_offset()
+                        .map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX)),
+                    e.to_string(),
+                ),
                 Fail::NotARecord(at) => (
                     "not_a_record",
                     at,
@@ -542,36 +545,16 @@ fn put_bytes(out: &mut [u8], at: usize, src: &[u8]) {
 
 /// Why a value or message could not be written.
 pub(crate) enum Fail {
-    /// A core error (decode or message framing), by its kind, offset and description.
-    Error {
-        /// The stable kind name ([`ErrorInfo::kind_name`]).
-        kind: &'static str,
-        /// Where in the value or message.
-        offset: usize,
-        /// The error's description.
-        message: String,
-    },
+    /// The PackStream is invalid or over a limit.
+    Decode(Error),
     /// Valid PackStream, but not a RECORD where one was required (at this offset).
     NotARecord(usize),
 }
 
-impl Fail {
-    /// Any core error, mapped through its kind and offset.
-    fn from_error<E: ErrorInfo>(e: &E) -> Self {
-        Fail::Error {
-            kind: e.kind_name(),
-            offset: e
-                .byte_offset()
-                .map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX)),
-            message: e.to_string(),
-        }
-    }
-}
-
 impl From<Error> for Fail {
-    #[cold]
+    #[inline]
     fn from(e: Error) -> Self {
-        Fail::from_error(&e)
+        Fail::Decode(e)
     }
 }
 
