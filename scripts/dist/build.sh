@@ -77,8 +77,8 @@ pythons() {
 
 # A PATH without any Python interpreter on it but .venv-dist's `python3` (for zig):
 # every host tool, linked one by one, except python3.X. For the musl target maturin would
-# otherwise take the host's glibc CPython 3.X for the target's and name the module
-# `*-x86_64-linux-gnu.so`, which a musl CPython does not import.
+# otherwise take the host's glibc CPython 3.X for the target's and name the 3.11+ modules
+# `*-x86_64-linux-gnu.so`, which a musl CPython 3.11+ does not import.
 no_python_path() {
   local dir="$TARGET_DIR/dist-no-python-bin" f d
   rm -rf "$dir"
@@ -112,15 +112,22 @@ wheels_for() {
       "${args[@]}" -o "$DIST/python") >&2
 }
 
-# A musllinux wheel's module must carry musl's extension suffix and need nothing but
-# libc.so. (auditwheel on a glibc host cannot tell: it resolves libc.so to glibc's
-# linker script, or finds no musl libc, so it is not used for these.)
+# The extension suffix of CPython 3.X on x86_64 musl: CPython learnt the musl platform
+# triplet in 3.11; 3.9 and 3.10 built on musl call themselves x86_64-linux-gnu.
+musl_suffix() { # cpXY
+  case $1 in cp39 | cp310) echo "x86_64-linux-gnu.so" ;; *) echo "x86_64-linux-musl.so" ;; esac
+}
+
+# A musllinux wheel's module must carry the extension suffix a musl CPython of its
+# version imports and need nothing but libc.so. (auditwheel on a glibc host cannot tell:
+# it resolves libc.so to glibc's linker script, or finds no musl libc.)
 check_musl_wheel() {
-  local w=$1 d so
+  local w=$1 d so tag
+  tag="$(basename "$w" | cut -d- -f3)"
   d="$(mktemp -d)"
   (cd "$d" && "$TOOLS/bin/python" -m zipfile -e "$w" .)
   so="$(ls "$d"/boltcodec/_native.*.so)"
-  case $so in *-x86_64-linux-musl.so) ;; *) die "$(basename "$w"): module named ${so##*/}" ;; esac
+  [[ $so == *-"$(musl_suffix "$tag")" ]] || die "$(basename "$w"): module named ${so##*/}"
   [ "$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')" = "libc.so " ] ||
     die "$(basename "$w"): needs $(readelf -d "$so" | grep NEEDED)"
   rm -rf "$d"
@@ -275,6 +282,7 @@ for s in "${steps[@]}"; do
   case $s in
   python) build_python ;;
   python-musl) build_python_musl ;;
+  check-wheels) audit_wheels ;;
   sdist) build_sdist ;;
   npm) build_npm ;;
   crates) build_crates ;;

@@ -303,11 +303,11 @@ runpy.run_path('$ROOT/scripts/dist/smoke_python.py', run_name='__main__')" >&2; 
   fi
 }
 
-# The musllinux wheels cannot run here (no musl CPython): each module must carry musl's
-# extension suffix (a `-linux-gnu.so` name is not imported by a musl CPython) and need
-# nothing but libc.so.
+# The musllinux wheels cannot run here (no musl CPython): each module must carry the
+# extension suffix a musl CPython of its version imports (`-linux-musl.so` from 3.11 on)
+# and need nothing but libc.so.
 test_musl() {
-  local w n=0 d so needed
+  local w n=0 d so needed suffix
   for w in "$DIST"/python/*musllinux_1_2_x86_64.whl; do
     need "$w"
     d="$WORK/musl-$(basename "$w")"
@@ -315,14 +315,19 @@ test_musl() {
     (cd "$d" && "$TOOLS/bin/python" -m zipfile -e "$w" .)
     so="$(ls "$d"/boltcodec/_native.*.so)"
     needed="$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
-    if [[ $so == *-x86_64-linux-musl.so ]] && [ "$needed" = "libc.so " ] &&
+    # CPython names the musl platform only from 3.11 on; 3.9 and 3.10 on musl use -gnu.
+    case $(basename "$w" | cut -d- -f3) in
+    cp39 | cp310) suffix=x86_64-linux-gnu.so ;;
+    *) suffix=x86_64-linux-musl.so ;;
+    esac
+    if [[ $so == *-"$suffix" ]] && [ "$needed" = "libc.so " ] &&
       [[ "$(file -b "$so")" == "ELF 64-bit LSB shared object, x86-64"* ]]; then
       n=$((n + 1))
     else
       bad "musl: $(basename "$w"): ${so##*/} needs $needed"
     fi
   done
-  ok "musl: $n musllinux wheels: x86-64 ELF, *-linux-musl.so, needing only libc.so"
+  ok "musl: $n musllinux wheels: x86-64 ELF, musl CPython's module names, needing only libc.so"
 }
 
 test_crates() {
