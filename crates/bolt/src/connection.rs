@@ -673,7 +673,17 @@ impl ClientConnection {
             return Ok(());
         };
         let mut feed = self.dechunker.feed(bytes);
-        while let Some(msg) = feed.next_message()? {
+        let mut ended = false;
+        loop {
+            // After GOODBYE, the last awaited summary ends the stream: a byte after it is
+            // refused here as it would be by the next `receive`, however the bytes were
+            // split into reads.
+            if ended && feed.unprocessed() > 0 {
+                return Err(ConnectionError::Defunct);
+            }
+            let Some(msg) = feed.next_message()? else {
+                break;
+            };
             let stream_offset = msg.offset();
             let response =
                 codec
@@ -732,6 +742,7 @@ impl ClientConnection {
                             request: front.kind,
                         },
                     });
+                    ended = self.defunct && self.pending.is_empty();
                 }
             }
         }
@@ -890,7 +901,17 @@ impl ServerConnection {
             return Ok(());
         };
         let mut feed = self.dechunker.feed(bytes);
-        while let Some(msg) = feed.next_message()? {
+        let mut ended = false;
+        loop {
+            // After GOODBYE, the last awaited summary ends the stream: a byte after it is
+            // refused here as it would be by the next `receive`, however the bytes were
+            // split into reads.
+            if ended && feed.unprocessed() > 0 {
+                return Err(ConnectionError::Defunct);
+            }
+            let Some(msg) = feed.next_message()? else {
+                break;
+            };
             let stream_offset = msg.offset();
             let kind = codec
                 .decode_request(msg.bytes())

@@ -95,10 +95,12 @@ impl<'i> Received<'i> {
         self.offset
     }
 
-    /// The signature byte, if the message starts with a structure header.
+    /// The signature byte, if the message starts with a structure header (in either
+    /// form: the tiny one, or the legacy `DC`/`DD` markers some servers used).
     #[must_use]
     pub fn signature(&self) -> Option<u8> {
-        match Decoder::new(self.bytes).next_token() {
+        let header = DecodeOptions::default().with_legacy_structs(true);
+        match Decoder::with_options(self.bytes, header).next_token() {
             Ok(Token::Struct { tag, .. }) => Some(tag),
             _ => None,
         }
@@ -117,12 +119,25 @@ impl<'i> Received<'i> {
     /// [`MessageError::PackStream`] when its header is malformed.
     pub fn fields(&self, opts: DecodeOptions) -> Result<Fields<'i>, MessageError> {
         let mut decoder = Decoder::with_options(self.bytes, opts);
+        let (signature, count) = self.read_fields(&mut decoder)?;
+        Ok(Fields {
+            signature,
+            count,
+            decoder,
+        })
+    }
+
+    /// Like [`Received::fields`], reusing `decoder` (and its options and buffers, for a
+    /// binding that decodes many messages): resets it to this message, reads the
+    /// structure header and returns the signature and field count, leaving the decoder
+    /// at the first field.
+    ///
+    /// # Errors
+    /// As for [`Received::fields`].
+    pub fn read_fields(&self, decoder: &mut Decoder<'i>) -> Result<(u8, u32), MessageError> {
+        decoder.reset(self.bytes);
         match decoder.next_token()? {
-            Token::Struct { tag, len } => Ok(Fields {
-                signature: tag,
-                count: len,
-                decoder,
-            }),
+            Token::Struct { tag, len } => Ok((tag, len)),
             other => Err(MessageError::NotAStructure {
                 offset: 0,
                 found: token_name(&other),
@@ -418,5 +433,27 @@ mod tests {
             matches!(e, MessageError::NotAStructure { offset: 0, .. }),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_legacy_structure_header_was_not_seen_as_a_record() {
+        // RECORD [1] written with the legacy STRUCT_8 marker.
+        let legacy: &[u8] = &[0xDC, 0x01, 0x71, 0x91, 0x01];
+        let mut inbox = Inbox::new();
+        inbox.feed(&framed(&[legacy, RECORD_1]));
+        assert_eq!(inbox.leading_records(), 2);
+        let opts = DecodeOptions::default().with_legacy_structs(true);
+        let mut decoder = Decoder::with_options(&[], opts);
+        for (i, m) in inbox.iter().enumerate() {
+            assert_eq!(
+                m.read_fields(&mut decoder).unwrap(),
+                (0x71, 1),
+                "message {i}"
+            );
+            assert_eq!(
+                decoder.read_value().unwrap(),
+                packstream::Value::List(vec![1.into()])
+            );
+        }
     }
 }

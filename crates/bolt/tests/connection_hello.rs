@@ -132,3 +132,39 @@ fn the_connection_follows_the_utc_patch_the_server_accepted() {
         assert_eq!(v.datetime_tag(), if accepted { 0x49 } else { 0x46 });
     }
 }
+
+/// Regression (C API fuzzing, finding 10): after GOODBYE, a byte that followed the last
+/// awaited summary was refused with `Defunct` when it came in a later read, but buffered
+/// without an error when it came in the same read.
+#[test]
+fn bytes_after_the_last_summary_owed_before_goodbye_were_refused_only_in_a_later_read() {
+    for split in [false, true] {
+        let (mut client, mut server) = pair(BoltVersion::V4_4, ConnectionConfig::default());
+        client
+            .send(&Request::Hello(Hello::new("x")))
+            .expect("HELLO");
+        client.send(&Request::Goodbye).expect("GOODBYE");
+        server.receive(&client.take_output()).expect("requests");
+        while server.poll_request().is_some() {}
+        server
+            .send(&Response::Success(Success::new()))
+            .expect("SUCCESS");
+        let mut wire = server.take_output();
+        wire.push(0x00); // one more byte: the start of a chunk header
+        let result = if split {
+            let (owed, extra) = wire.split_at(wire.len() - 1);
+            client.receive(owed).expect("the summary owed for HELLO");
+            client.receive(extra)
+        } else {
+            client.receive(&wire)
+        };
+        assert!(
+            matches!(result, Err(bolt::connection::ConnectionError::Defunct)),
+            "split {split}: {result:?}"
+        );
+        assert!(
+            matches!(client.poll_event(), Some(Event::Success { .. })),
+            "the summary is delivered all the same"
+        );
+    }
+}
