@@ -901,17 +901,7 @@ impl ServerConnection {
             return Ok(());
         };
         let mut feed = self.dechunker.feed(bytes);
-        let mut ended = false;
-        loop {
-            // After GOODBYE, the last awaited summary ends the stream: a byte after it is
-            // refused here as it would be by the next `receive`, however the bytes were
-            // split into reads.
-            if ended && feed.unprocessed() > 0 {
-                return Err(ConnectionError::Defunct);
-            }
-            let Some(msg) = feed.next_message()? else {
-                break;
-            };
+        while let Some(msg) = feed.next_message()? {
             let stream_offset = msg.offset();
             let kind = codec
                 .decode_request(msg.bytes())
