@@ -235,8 +235,11 @@ impl Session {
             .set_read_timeout(Some(StdDuration::from_secs(120)))
             .expect("read timeout");
         let v = offer.version;
+        // The HELLO below asks for the utc patch itself when the offer says so; the
+        // connection must not ask for it on its own in the "no patch" case.
         let config = ConnectionConfig {
             handshake: only(v),
+            request_utc_patch: false,
             ..ConnectionConfig::default()
         };
         let mut s = Session {
