@@ -195,7 +195,7 @@ def main() -> None:
     ap.add_argument("--user", default=os.environ.get("NEO4J_USER", "neo4j"))
     ap.add_argument("--password", default=os.environ.get("NEO4J_PASSWORD", "password"))
     ap.add_argument(
-        "--run", required=True, help="a tag that keeps this run's nodes apart"
+        "--run", default="demo", help="a tag that keeps this run's nodes apart"
     )
     ap.add_argument("--nodes", type=int, default=100_000)
     ap.add_argument("--batch", type=int, default=10_000)
