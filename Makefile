@@ -27,7 +27,7 @@ demo-node:
 python-env:
 	bindings/python/scripts/install.sh
 
-test: lint test-rust test-vectors test-integration test-examples test-python test-node test-c fuzz-short
+test: lint test-rust test-vectors test-integration test-examples test-python test-node test-c test-dist-smoke fuzz-short
 	@echo "make test: all suites passed"
 
 lint:
@@ -106,7 +106,7 @@ chart: python-env
 # x86_64 and aarch64, checked with auditwheel; musllinux x86_64) and the sdist, the
 # npm packages (main + linux-x64-gnu, linux-arm64-gnu, linux-x64-musl), the two crates
 # (cargo package) and the C tarball. Cross-links with zig (.venv-dist). See README "Install".
-.PHONY: dist test-dist
+.PHONY: dist test-dist test-dist-smoke
 dist:
 	scripts/dist/build.sh
 
@@ -117,3 +117,12 @@ dist:
 # `make test`; CI runs `make dist test-dist` as its own job.
 test-dist:
 	scripts/dist/test.sh
+
+# The part of the release that builds in minutes, tested from the artifacts alone (in
+# `make test`): the sdist (pip builds and installs it into a fresh venv; the vectors and
+# the drop-in on neo4j 5.28 and 6.x), the C tarball (a C program through pkg-config and
+# CMake, shared and static; soname) and the crates' packages. The wheels for every
+# CPython and target, and the npm packages, are `make dist test-dist`.
+test-dist-smoke:
+	scripts/dist/build.sh sdist c crates
+	scripts/dist/test.sh sdist c crates
