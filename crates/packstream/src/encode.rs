@@ -50,6 +50,29 @@ mod sealed {
     impl<S: Sealed + ?Sized> Sealed for &mut S {}
 }
 
+/// The [`Sink`] methods `Vec<u8>` and [`BytesMut`] implement with the same inherent
+/// methods.
+macro_rules! buffer_methods {
+    () => {
+        #[inline]
+        fn written_len(&self) -> usize {
+            self.len()
+        }
+        #[inline]
+        fn truncate_to(&mut self, len: usize) {
+            self.truncate(len);
+        }
+        #[inline]
+        fn resize_to(&mut self, len: usize) {
+            self.resize(len, 0);
+        }
+        #[inline]
+        fn bytes_mut(&mut self) -> &mut [u8] {
+            self
+        }
+    };
+}
+
 impl Sink for Vec<u8> {
     #[inline]
     fn put_u8(&mut self, b: u8) {
@@ -63,22 +86,7 @@ impl Sink for Vec<u8> {
     fn reserve(&mut self, n: usize) {
         Vec::reserve(self, n);
     }
-    #[inline]
-    fn written_len(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn truncate_to(&mut self, len: usize) {
-        self.truncate(len);
-    }
-    #[inline]
-    fn resize_to(&mut self, len: usize) {
-        self.resize(len, 0);
-    }
-    #[inline]
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        self
-    }
+    buffer_methods!();
 }
 
 impl Sink for BytesMut {
@@ -94,22 +102,7 @@ impl Sink for BytesMut {
     fn reserve(&mut self, n: usize) {
         BytesMut::reserve(self, n);
     }
-    #[inline]
-    fn written_len(&self) -> usize {
-        self.len()
-    }
-    #[inline]
-    fn truncate_to(&mut self, len: usize) {
-        self.truncate(len);
-    }
-    #[inline]
-    fn resize_to(&mut self, len: usize) {
-        self.resize(len, 0);
-    }
-    #[inline]
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        self
-    }
+    buffer_methods!();
 }
 
 impl<S: Sink + ?Sized> Sink for &mut S {
