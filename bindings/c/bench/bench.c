@@ -16,6 +16,12 @@
  * adds time), with the medians alongside.
  *
  *   bench [TOTAL_MS_PER_WORKLOAD [WORKLOAD]]
+ *   bench --icount ITERATIONS WORKLOAD SIDE     (SIDE: c, c-batch or rust)
+ *
+ * The --icount form runs ITERATIONS iterations of one side of one workload and nothing
+ * else, for an instruction counter (`scripts/bench.sh --icount` runs it under callgrind,
+ * once with ITERATIONS and once with 0, and divides the difference): numbers that do not
+ * move with the machine's load.
  *
  * Output: one line per workload,
  *   name bytes c_best_ns rust_best_ns ratio c_median_ns rust_median_ns checksum
@@ -127,7 +133,32 @@ static volatile uint64_t sink;
 
 static double c_samples[MAX_ROUNDS], rust_samples[MAX_ROUNDS];
 
+/* The --icount form: `iters` iterations of one side of one workload. */
+static int icount(long iters, const char *only, const char *side) {
+    bc_decoder *dec;
+    if (bc_decoder_new(&dec) != BC_OK) return 1;
+    int found = 0;
+    for (size_t w = 0; w < bcb_workload_count(); w++) {
+        const char *name;
+        const uint8_t *bytes;
+        size_t len;
+        int stream;
+        if (bcb_workload(w, &name, &bytes, &len, &stream) != 0) return 1;
+        if (strcmp(only, name) != 0) continue;
+        found = 1;
+        for (long i = 0; i < iters; i++) {
+            if (strcmp(side, "c") == 0) sink = c_decode_walk(dec, bytes, len, stream);
+            else if (strcmp(side, "c-batch") == 0 && stream) sink = c_batch_decode_walk(dec, bytes, len);
+            else if (strcmp(side, "rust") == 0) sink = bcb_rust_decode_walk(bytes, len, stream);
+            else return 2;
+        }
+    }
+    bc_decoder_free(dec);
+    return found ? 0 : 2;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 5 && strcmp(argv[1], "--icount") == 0) return icount(atol(argv[2]), argv[3], argv[4]);
     double total_ms = argc > 1 ? atof(argv[1]) : 3000.0;
     const char *only = argc > 2 ? argv[2] : NULL;
     bc_decoder *dec;

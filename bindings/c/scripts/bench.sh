@@ -8,6 +8,14 @@
 #
 #   bindings/c/scripts/bench.sh [RUNS [MS_PER_WORKLOAD]]     (defaults: 3 runs, 3000 ms)
 #
+# With --icount it counts instructions instead (callgrind; numbers that do not move with
+# the load of a shared machine): per iteration of each workload, the C API (one call per
+# value, and for the record streams one bc_decoder_decode_all call) beside the Rust
+# baseline, printed as a markdown table; RESULTS.md is not touched. BENCH=<a bench
+# binary built earlier> counts that one instead of building (to compare two versions).
+#
+#   bindings/c/scripts/bench.sh --icount [ITERATIONS]     (default 10; needs valgrind)
+#
 # Honours CARGO_TARGET_DIR. Exit status non-zero if a checksum differs (the two sides
 # did not do the same work) or a build fails.
 set -euo pipefail
@@ -15,24 +23,60 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+ICOUNT=""
+if [ "${1:-}" = --icount ]; then
+  ICOUNT="${2:-10}"
+  command -v valgrind >/dev/null || { echo "bench.sh: --icount needs valgrind" >&2; exit 1; }
+fi
 RUNS="${1:-3}"
 MS="${2:-3000}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
 cd "$ROOT"
-echo "building (release: lto, codegen-units = 1)" >&2
-cargo build -q --release -p boltcodec-c --lib --example bench_baseline
-cmake -S "$HERE" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release \
-  -DBOLTCODEC_LIB_DIR="$TARGET_DIR/release" \
-  -DBOLTCODEC_BASELINE_DIR="$TARGET_DIR/release/examples" >"$WORK/cmake.log" 2>&1 ||
-  { cat "$WORK/cmake.log" >&2; exit 1; }
-cmake --build "$WORK/build" --target bench >>"$WORK/cmake.log" 2>&1 ||
-  { cat "$WORK/cmake.log" >&2; exit 1; }
+BIN="${BENCH:-$WORK/build/bench}"
+if [ -z "${BENCH:-}" ]; then
+  echo "building (release: lto, codegen-units = 1)" >&2
+  cargo build -q --release -p boltcodec-c --lib --example bench_baseline
+  cmake -S "$HERE" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release \
+    -DBOLTCODEC_LIB_DIR="$TARGET_DIR/release" \
+    -DBOLTCODEC_BASELINE_DIR="$TARGET_DIR/release/examples" >"$WORK/cmake.log" 2>&1 ||
+    { cat "$WORK/cmake.log" >&2; exit 1; }
+  cmake --build "$WORK/build" --target bench >>"$WORK/cmake.log" 2>&1 ||
+    { cat "$WORK/cmake.log" >&2; exit 1; }
+fi
+
+if [ -n "$ICOUNT" ]; then
+  refs() { # instructions of $1 iterations of workload $2, side $3
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN" --icount "$1" "$2" "$3" 2>&1 |
+      awk '/refs:/ {gsub(",", "", $NF); print $NF}'
+  }
+  ir() { # instructions of one iteration of workload $1, side $2
+    local n b
+    n=$(refs "$ICOUNT" "$1" "$2")
+    b=$(refs 0 "$1" "$2")
+    echo $(((n - b) / ICOUNT))
+  }
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+  echo "| workload | C API (instructions) | Rust direct | C / Rust | C, one decode_all call | decode_all / Rust |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+  for w in lists_1x1000 lists_100x10 lists_1000x1 lists_100x100 lists_1000x100 records_10000x3 rows_350x20; do
+    c=$(ir "$w" c)
+    r=$(ir "$w" rust)
+    case "$w" in
+    records_* | rows_*)
+      b=$(ir "$w" c-batch)
+      echo "| $w | $c | $r | $(ratio "$c" "$r")× | $b | $(ratio "$b" "$r")× |"
+      ;;
+    *) echo "| $w | $c | $r | $(ratio "$c" "$r")× | | |" ;;
+    esac
+  done
+  exit 0
+fi
 
 for i in $(seq 1 "$RUNS"); do
   echo "run $i of $RUNS" >&2
-  "$WORK/build/bench" "$MS" | tee -a "$WORK/results.txt" >&2
+  "$BIN" "$MS" | tee -a "$WORK/results.txt" >&2
 done
 
 CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"

@@ -17,12 +17,11 @@ use std::sync::Arc;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use bolt::message::BatchError;
 use bolt_arrow::PullDecoder;
 
 use crate::ffi::{self, Out};
 use crate::handshake::bc_version;
-use crate::status::{bc_status, to_cstring, Failure, Res};
+use crate::status::{bc_status, kind_status, to_cstring, Failure, Res};
 
 /// An Arrow decoding error in detail: what `bc_arrow_stream_last_error` and
 /// `bc_arrow_decode` report.
@@ -136,26 +135,12 @@ impl From<&bolt_arrow::Error> for ArrowFailure {
     fn from(e: &bolt_arrow::Error) -> Self {
         use bolt_arrow::Error as E;
         let kind = e.kind();
-        let status = match e {
-            E::Stream(BatchError::Dechunk(d)) => Failure::from(d.clone()).status,
-            E::TypeChanged { .. } => bc_status::BC_ERR_WRONG_TYPE,
-            E::TooLarge { .. } => bc_status::BC_ERR_SIZE_TOO_LARGE,
-            E::Schema(_) => bc_status::BC_ERR_INVALID_ARGUMENT,
-            E::Arrow(_) => bc_status::BC_ERR_INTERNAL,
-            _ => match kind {
-                "unexpected_end" => bc_status::BC_ERR_UNEXPECTED_END,
-                "reserved_marker" => bc_status::BC_ERR_RESERVED_MARKER,
-                "invalid_utf8" => bc_status::BC_ERR_INVALID_UTF8,
-                "non_string_key" => bc_status::BC_ERR_NON_STRING_KEY,
-                "size_too_large" => bc_status::BC_ERR_SIZE_TOO_LARGE,
-                "limit_exceeded" => bc_status::BC_ERR_LIMIT_EXCEEDED,
-                "trailing_bytes" => bc_status::BC_ERR_TRAILING_BYTES,
-                _ => bc_status::BC_ERR_PROTOCOL,
-            },
-        };
+        let status = kind_status(kind).unwrap_or(bc_status::BC_ERR_INTERNAL);
+        // offset() counts inside the record message, except for a stream error, whose
+        // offset is the stream offset already reported.
         let message_offset = match e {
-            E::Record { .. } | E::TypeChanged { .. } => e.offset().map_or(-1, to_i64),
-            _ => -1,
+            E::Stream(_) => -1,
+            _ => e.offset().map_or(-1, to_i64),
         };
         ArrowFailure {
             status,

@@ -6,9 +6,7 @@ use std::ffi::{c_char, CString};
 
 use bolt::chunk::{DechunkLimits, DEFAULT_MAX_CHUNKS, DEFAULT_MAX_MESSAGE_SIZE};
 use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerState};
-use bolt::message::{
-    Begin, Dict, Discard, Hello, Logon, MessageError, Pull, Request, RequestKind, Run,
-};
+use bolt::message::{Begin, Dict, Discard, Hello, Logon, Pull, Request, RequestKind, Run};
 use packstream::{DecodeOptions, Decoder, EncodeOptions, Encoder, Value, ValueRef};
 
 use crate::decoder::bc_decode_limits;
@@ -521,7 +519,7 @@ pub unsafe extern "C" fn bc_connection_receive(
     unsafe {
         ffi::with_handle(c, |c| {
             let data = ffi::bytes(data, len)?;
-            c.inner.receive(data)?;
+            c.inner.receive(data).map_err(Failure::in_message)?;
             Ok(())
         })
     }
@@ -685,13 +683,7 @@ pub unsafe extern "C" fn bc_connection_send_message(
             })?;
             let request = bolt::message::MessageCodec::new(version)
                 .decode_request(msg)
-                .map_err(|e| {
-                    let status = match e {
-                        MessageError::NotInVersion { .. } => bc_status::BC_ERR_NOT_IN_VERSION,
-                        _ => bc_status::BC_ERR_PROTOCOL,
-                    };
-                    Failure::new(status, e.to_string())
-                })?;
+                .map_err(Failure::in_message)?;
             c.send(&request)
         })
     }

@@ -42,17 +42,15 @@ fn state(message: impl Into<String>) -> Failure {
     Failure::new(bc_status::BC_ERR_INVALID_STATE, message)
 }
 
-/// The largest size PackStream allows (strings, bytes, lists, maps).
-const MAX_SIZE: usize = i32::MAX as usize;
-
 /// Refuses a size above the PackStream maximum up front, before any memory is reserved
 /// for it or any byte of it is read.
 fn check_size(len: usize, what: &str) -> Res {
-    if len > MAX_SIZE {
-        return Err(Failure::new(
-            bc_status::BC_ERR_SIZE_TOO_LARGE,
-            format!("{what} of {len} is above the PackStream maximum of 2147483647"),
-        ));
+    if len > packstream::marker::MAX_SIZE as usize {
+        let e = Failure::from(packstream::EncodeError::SizeTooLarge(len));
+        return Err(Failure {
+            message: format!("{what}: {}", e.message),
+            ..e
+        });
     }
     Ok(())
 }

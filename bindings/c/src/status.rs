@@ -1,13 +1,10 @@
 //! The status codes every fallible call returns, the per-handle error record, and the
-//! mapping from the core crates' errors.
+//! one mapping from the core crates' errors (through their `kind()` and `offset()`).
 
 use std::ffi::{c_char, CStr, CString};
 
-use bolt::chunk::{ChunkError, DechunkError};
-use bolt::connection::ConnectionError;
 use bolt::handshake::HandshakeError;
-use bolt::message::MessageEncodeError;
-use packstream::{EncodeError, Error, ErrorKind};
+use packstream::ErrorInfo;
 
 use crate::ffi;
 
@@ -189,140 +186,92 @@ impl Failure {
 /// Result type of the internal functions behind the entry points.
 pub(crate) type Res<T = ()> = Result<T, Failure>;
 
-/// The status of a decode error kind.
-pub(crate) fn kind_status(kind: ErrorKind) -> bc_status {
-    match kind {
-        ErrorKind::UnexpectedEnd => bc_status::BC_ERR_UNEXPECTED_END,
-        ErrorKind::ReservedMarker => bc_status::BC_ERR_RESERVED_MARKER,
-        ErrorKind::InvalidUtf8 => bc_status::BC_ERR_INVALID_UTF8,
-        ErrorKind::NonStringKey => bc_status::BC_ERR_NON_STRING_KEY,
-        ErrorKind::SizeTooLarge => bc_status::BC_ERR_SIZE_TOO_LARGE,
-        ErrorKind::LimitExceeded => bc_status::BC_ERR_LIMIT_EXCEEDED,
-        ErrorKind::TrailingBytes => bc_status::BC_ERR_TRAILING_BYTES,
-        _ => bc_status::BC_ERR_INTERNAL,
-    }
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        Failure::at(kind_status(e.kind()), e.offset() as u64, e.to_string())
-    }
-}
-
-impl From<EncodeError> for Failure {
-    fn from(e: EncodeError) -> Self {
-        let status = match e {
-            EncodeError::SizeTooLarge(_) => bc_status::BC_ERR_SIZE_TOO_LARGE,
-            EncodeError::TooManyFields(_) => bc_status::BC_ERR_TOO_MANY_FIELDS,
-            EncodeError::InvalidTag(_) => bc_status::BC_ERR_INVALID_ARGUMENT,
-            EncodeError::UuidNotEnabled => bc_status::BC_ERR_UUID_NOT_ENABLED,
-            _ => bc_status::BC_ERR_INTERNAL,
-        };
-        Failure::new(status, e.to_string())
-    }
-}
-
-impl From<ChunkError> for Failure {
-    fn from(e: ChunkError) -> Self {
-        let status = match e {
-            ChunkError::InvalidMaxChunkSize { .. } => bc_status::BC_ERR_INVALID_ARGUMENT,
-            ChunkError::EmptyMessage => bc_status::BC_ERR_EMPTY_MESSAGE,
-            _ => bc_status::BC_ERR_INTERNAL,
-        };
-        Failure::new(status, e.to_string())
-    }
-}
-
-impl From<DechunkError> for Failure {
-    fn from(e: DechunkError) -> Self {
-        let (status, offset) = match e {
-            DechunkError::MessageTooLarge { offset, .. } => {
-                (bc_status::BC_ERR_MESSAGE_TOO_LARGE, offset)
-            }
-            DechunkError::TooManyChunks { offset, .. } => {
-                (bc_status::BC_ERR_TOO_MANY_CHUNKS, offset)
-            }
-            DechunkError::Truncated { offset, .. } => (bc_status::BC_ERR_TRUNCATED, offset),
-            DechunkError::Internal { offset } => (bc_status::BC_ERR_INTERNAL, offset),
-            _ => (bc_status::BC_ERR_INTERNAL, 0),
-        };
-        Failure::at(status, offset, e.to_string())
-    }
-}
-
-impl From<HandshakeError> for Failure {
-    fn from(e: HandshakeError) -> Self {
-        let offset = match e {
-            HandshakeError::BadMagic { offset, .. }
-            | HandshakeError::HttpResponse { offset }
-            | HandshakeError::MalformedVersion { offset, .. }
-            | HandshakeError::UnknownManifestVersion { offset, .. }
-            | HandshakeError::ManifestNotOffered { offset }
-            | HandshakeError::VarintTooLong { offset }
-            | HandshakeError::VarintOverflow { offset }
-            | HandshakeError::TooManyRanges { offset, .. }
-            | HandshakeError::VersionNotOffered { offset, .. }
-            | HandshakeError::UnsupportedVersion { offset, .. }
-            | HandshakeError::CapabilitiesNotOffered { offset, .. } => Some(offset),
-            _ => None,
-        };
-        let status = if matches!(e, HandshakeError::Finished) {
-            bc_status::BC_ERR_INVALID_STATE
-        } else {
-            bc_status::BC_ERR_HANDSHAKE
-        };
-        match offset {
-            Some(o) => Failure::at(status, o as u64, e.to_string()),
-            None => Failure::new(status, e.to_string()),
+/// The status of an error kind: the kind names of the core crates' errors
+/// (`tests/vectors/README.md`, "Error kinds"), which every error type returns from
+/// `kind()`. The one place the C library maps errors; `None` for a name it does not
+/// know (a kind added to the core later), which [`Failure::from`] reports as
+/// `BC_ERR_INTERNAL`.
+pub(crate) fn kind_status(kind: &str) -> Option<bc_status> {
+    use bc_status as S;
+    Some(match kind {
+        // PackStream decoding: the test vectors' kinds.
+        "unexpected_end" => S::BC_ERR_UNEXPECTED_END,
+        "reserved_marker" => S::BC_ERR_RESERVED_MARKER,
+        "invalid_utf8" => S::BC_ERR_INVALID_UTF8,
+        "non_string_key" => S::BC_ERR_NON_STRING_KEY,
+        "size_too_large" => S::BC_ERR_SIZE_TOO_LARGE,
+        "limit_exceeded" => S::BC_ERR_LIMIT_EXCEEDED,
+        "trailing_bytes" => S::BC_ERR_TRAILING_BYTES,
+        // Encoding, and arguments out of range.
+        "too_many_fields" => S::BC_ERR_TOO_MANY_FIELDS,
+        "uuid_not_enabled" => S::BC_ERR_UUID_NOT_ENABLED,
+        "invalid_tag" | "invalid_max_chunk_size" | "invalid_version_string" | "schema" => {
+            S::BC_ERR_INVALID_ARGUMENT
         }
-    }
+        // Framing.
+        "empty_message" => S::BC_ERR_EMPTY_MESSAGE,
+        "message_too_large" => S::BC_ERR_MESSAGE_TOO_LARGE,
+        "too_many_chunks" => S::BC_ERR_TOO_MANY_CHUNKS,
+        "truncated" => S::BC_ERR_TRUNCATED,
+        // Messages: a message that is not what the protocol allows there, or one of
+        // another version.
+        "not_a_structure"
+        | "unknown_signature"
+        | "field_count"
+        | "field_type"
+        | "unexpected_response"
+        | "failure"
+        | "protocol" => S::BC_ERR_PROTOCOL,
+        "not_in_version" | "unrepresentable" => S::BC_ERR_NOT_IN_VERSION,
+        // Handshake and connection.
+        "handshake_finished" => S::BC_ERR_INVALID_STATE,
+        "no_common_version" => S::BC_ERR_NO_COMMON_VERSION,
+        "not_negotiated" => S::BC_ERR_NOT_NEGOTIATED,
+        "illegal_request" => S::BC_ERR_ILLEGAL_REQUEST,
+        "defunct" => S::BC_ERR_DEFUNCT,
+        k if HandshakeError::KINDS.contains(&k) => S::BC_ERR_HANDSHAKE,
+        // Arrow.
+        "type_changed" => S::BC_ERR_WRONG_TYPE,
+        "too_large" => S::BC_ERR_SIZE_TOO_LARGE,
+        // Bugs in boltcodec: a consistency check, the library misusing a chunker, an
+        // Arrow array it could not assemble, a serde message (no serde in the C API).
+        "internal" | "invalid_start" | "arrow" | "serde_custom" => S::BC_ERR_INTERNAL,
+        _ => return None,
+    })
 }
 
-impl From<MessageEncodeError> for Failure {
-    fn from(e: MessageEncodeError) -> Self {
-        match e {
-            MessageEncodeError::NotInVersion { .. } => {
-                Failure::new(bc_status::BC_ERR_NOT_IN_VERSION, e.to_string())
-            }
-            MessageEncodeError::Unrepresentable { .. } => {
-                Failure::new(bc_status::BC_ERR_NOT_IN_VERSION, e.to_string())
-            }
-            MessageEncodeError::PackStream(ref inner) => Failure {
-                message: e.to_string(),
-                ..Failure::from(inner.clone())
-            },
-            MessageEncodeError::Chunk(ref inner) => Failure {
-                message: e.to_string(),
-                ..Failure::from(inner.clone())
-            },
-            _ => Failure::new(bc_status::BC_ERR_INTERNAL, e.to_string()),
-        }
-    }
-}
-
-impl From<ConnectionError> for Failure {
-    fn from(e: ConnectionError) -> Self {
+/// Every error of the core crates (and of `boltcodec-arrow`) reaches C through here:
+/// its status from [`kind_status`] of its `kind()`, its offset from its `offset()`, its
+/// message from its `Display`.
+impl<E: ErrorInfo> From<E> for Failure {
+    fn from(e: E) -> Self {
+        let status = kind_status(e.kind_name()).unwrap_or(bc_status::BC_ERR_INTERNAL);
         let message = e.to_string();
-        let base = match e {
-            ConnectionError::Handshake(h) => Failure::from(h),
-            ConnectionError::NoCommonVersion => {
-                Failure::new(bc_status::BC_ERR_NO_COMMON_VERSION, "")
+        match e.byte_offset() {
+            Some(at) => Failure::at(status, at, message),
+            None => Failure::new(status, message),
+        }
+    }
+}
+
+impl Failure {
+    /// The failure of an error met while decoding a complete message (one the server
+    /// sent, or one the caller gave as a message): a PackStream decode error inside it
+    /// means that the message is malformed, `BC_ERR_PROTOCOL`. The decode statuses are
+    /// for values decoded on their own, where `BC_ERR_UNEXPECTED_END` says "more bytes
+    /// may complete it", which a complete message never is. Other kinds (framing,
+    /// handshake, a message of another version) keep their own status.
+    pub(crate) fn in_message<E: ErrorInfo>(e: E) -> Self {
+        let is_decode = <packstream::Error as ErrorInfo>::kinds().contains(&e.kind_name());
+        let f = Failure::from(e);
+        if is_decode {
+            Failure {
+                status: bc_status::BC_ERR_PROTOCOL,
+                ..f
             }
-            ConnectionError::Dechunk(d) => Failure::from(d),
-            ConnectionError::Message { stream_offset, .. }
-            | ConnectionError::UnexpectedResponse { stream_offset, .. } => {
-                Failure::at(bc_status::BC_ERR_PROTOCOL, stream_offset, "")
-            }
-            ConnectionError::Encode(m) => Failure::from(m),
-            ConnectionError::Chunk(c) => Failure::from(c),
-            ConnectionError::NotNegotiated(_) => Failure::new(bc_status::BC_ERR_NOT_NEGOTIATED, ""),
-            ConnectionError::IllegalRequest { .. } => {
-                Failure::new(bc_status::BC_ERR_ILLEGAL_REQUEST, "")
-            }
-            ConnectionError::Defunct => Failure::new(bc_status::BC_ERR_DEFUNCT, ""),
-            _ => Failure::new(bc_status::BC_ERR_INTERNAL, ""),
-        };
-        Failure { message, ..base }
+        } else {
+            f
+        }
     }
 }
 
@@ -395,4 +344,72 @@ pub extern "C" fn bc_library_version() -> *const c_char {
 pub extern "C" fn bc_selftest_panic() -> bc_status {
     #[allow(clippy::panic)] // the deliberate panic this function exists for
     ffi::guard(|| panic!("bc_selftest_panic: deliberate panic"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bolt::chunk::{ChunkError, DechunkError};
+    use bolt::connection::ConnectionError;
+    use bolt::message::{MessageEncodeError, MessageError, Response};
+    use bolt::BoltVersion;
+    use packstream::{EncodeError, ErrorKind, ValueRef};
+
+    /// The kinds of every error type that can reach C.
+    fn kinds_c_can_meet() -> Vec<&'static str> {
+        [
+            <packstream::Error as ErrorInfo>::kinds(),
+            EncodeError::KINDS,
+            ChunkError::KINDS,
+            DechunkError::KINDS,
+            MessageError::KINDS,
+            MessageEncodeError::KINDS,
+            HandshakeError::KINDS,
+            ConnectionError::KINDS,
+            bolt_arrow::Error::KINDS,
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn every_kind_of_every_error_c_can_meet_has_a_status_of_its_own() {
+        for kind in kinds_c_can_meet() {
+            assert!(kind_status(kind).is_some(), "{kind} has no status");
+        }
+        assert_eq!(kind_status("a kind added later"), None);
+    }
+
+    #[test]
+    fn decode_statuses_are_named_as_the_core_kinds() {
+        for kind in ErrorKind::ALL {
+            let status = kind_status(kind.as_str()).map(|s| s as i32);
+            let name = status.map(|s| status_name(s).to_str().unwrap_or_default());
+            assert_eq!(name, Some(kind.as_str()));
+        }
+    }
+
+    #[test]
+    fn a_decode_error_keeps_its_status_and_offset_alone_and_is_a_protocol_error_in_a_message() {
+        // [1, 2.0 cut short]
+        let bytes = [0x92, 0x01, 0xC1, 0x40];
+        let alone = Failure::from(ValueRef::decode(&bytes).unwrap_err());
+        assert_eq!(
+            (alone.status, alone.offset),
+            (bc_status::BC_ERR_UNEXPECTED_END, 2)
+        );
+        // SUCCESS whose metadata is cut short: the message is complete, so malformed.
+        let msg = [0xB1, 0x70, 0xA1, 0x81];
+        let err = Response::decode(&msg, BoltVersion::V5_8).unwrap_err();
+        let offset = err.offset() as i64;
+        let f = Failure::in_message(err);
+        assert_eq!((f.status, f.offset), (bc_status::BC_ERR_PROTOCOL, offset));
+        // Kinds of other layers keep their status in a message too.
+        let f = Failure::in_message(HandshakeError::Finished);
+        assert_eq!((f.status, f.offset), (bc_status::BC_ERR_INVALID_STATE, -1));
+        let f = Failure::in_message(DechunkError::Truncated {
+            offset: 7,
+            message_offset: 3,
+        });
+        assert_eq!((f.status, f.offset), (bc_status::BC_ERR_TRUNCATED, 7));
+    }
 }

@@ -88,6 +88,11 @@ pub struct bc_value {
     pub data: bc_payload,
 }
 
+/// The payload of a container node whose children are not (yet) placed: NULL items.
+const NO_ITEMS: bc_payload = bc_payload {
+    items: std::ptr::null(),
+};
+
 impl bc_value {
     const NULL: bc_value = bc_value {
         kind: BC_TYPE_NULL,
@@ -235,6 +240,16 @@ impl<T: Copy> Arena<T> {
         self.chunks.iter().map(Vec::capacity).sum::<usize>() * size_of::<T>()
     }
 
+    /// [`Arena::alloc`], or NULL for no items (the `items` of an empty container).
+    #[inline]
+    fn block(&mut self, items: &[T]) -> *const T {
+        if items.is_empty() {
+            std::ptr::null()
+        } else {
+            self.alloc(items)
+        }
+    }
+
     /// Copies `items` into the arena, contiguously; returns their address (stable until
     /// the next clear).
     #[inline]
@@ -258,22 +273,16 @@ impl<T: Copy> Arena<T> {
     }
 }
 
-/// An open container: where its children start in the scratch stack, and how many
-/// items (map entries count twice) are still to come.
-#[derive(Clone, Copy)]
-struct Open {
-    start: usize,
-    remaining: u64,
-}
-
 /// A value tree under construction and, once built, its root.
 ///
 /// The decoder's [`Visitor`] walk feeds the nodes; they are built in a scratch stack (a
-/// container's node followed by its children so far) and, when a container is
-/// complete, its children move to the arena as one contiguous block. Both only ever hold
-/// nodes that were actually decoded, one per item of at least one input byte, so memory
-/// stays proportional to the input (a few tens of bytes per input byte at most) whatever
-/// the headers claim. (Writing children straight into slots reserved at the header was
+/// container's node followed by its children so far) and, when the decoder says a
+/// container is complete ([`Visitor::end`]), its children move to the arena as one
+/// contiguous block. The tree counts no items itself: which items belong to which
+/// container is the decoder's business. Scratch and arena only ever hold nodes that were
+/// actually decoded, one per item of at least one input byte, so memory stays
+/// proportional to the input (a few tens of bytes per input byte at most) whatever the
+/// headers claim. (Writing children straight into slots reserved at the header was
 /// measured slower.)
 #[derive(Default)]
 pub(crate) struct Tree {
@@ -282,8 +291,9 @@ pub(crate) struct Tree {
     uuids: Arena<[u8; 16]>,
     /// Nodes of the containers still open, each followed by its children so far.
     scratch: Vec<bc_value>,
-    /// The containers still open.
-    open: Vec<Open>,
+    /// For each container still open, where its children start in `scratch` (its own
+    /// node is just before).
+    open: Vec<usize>,
     /// The root node of the last value built. It is kept in the arena, not here: the
     /// handle holding the tree is reborrowed mutably by every later call on it, which
     /// would invalidate a pointer into the handle itself while C still reads it.
@@ -322,7 +332,7 @@ impl Tree {
         self.arena.capacity_bytes()
             + self.uuids.capacity_bytes()
             + self.scratch.capacity() * size_of::<bc_value>()
-            + self.open.capacity() * size_of::<Open>()
+            + self.open.capacity() * size_of::<usize>()
             + self.roots.capacity() * size_of::<bc_value>()
     }
 
@@ -369,11 +379,7 @@ impl Tree {
         if u32::try_from(len).is_err() {
             return Err(ffi::invalid("more than 4 294 967 295 values"));
         }
-        let items = if len == 0 {
-            std::ptr::null()
-        } else {
-            self.arena.alloc(&self.roots)
-        };
+        let items = self.arena.block(&self.roots);
         self.roots.clear();
         let list = bc_value::sized(BC_TYPE_LIST, 0, len, bc_payload { items });
         self.root = Some(self.arena.alloc(std::slice::from_ref(&list)));
@@ -390,55 +396,17 @@ impl Tree {
         root.ok_or_else(|| Failure::new(bc_status::BC_ERR_INTERNAL, "no value built"))
     }
 
-    /// Adds a node that is a complete item (a scalar or an empty container), then closes
-    /// every container it completes.
+    /// Adds a complete item (a scalar).
     #[inline(always)]
     fn leaf(&mut self, node: bc_value) {
         self.scratch.push(node);
-        let Some(top) = self.open.last_mut() else {
-            return;
-        };
-        top.remaining -= 1;
-        if top.remaining == 0 {
-            self.close();
-        }
     }
 
-    /// Closes the innermost container (all its items are in) and every enclosing one that
-    /// this completes.
-    #[inline(never)]
-    fn close(&mut self) {
-        while let Some(top) = self.open.last().copied() {
-            if top.remaining != 0 {
-                break;
-            }
-            self.open.pop();
-            let items = self
-                .arena
-                .alloc(self.scratch.get(top.start..).unwrap_or_default());
-            if let Some(parent) = self.scratch.get_mut(top.start.wrapping_sub(1)) {
-                parent.data.items = items;
-            }
-            self.scratch.truncate(top.start);
-            match self.open.last_mut() {
-                Some(outer) => outer.remaining -= 1,
-                None => break,
-            }
-        }
-    }
-
-    /// Adds a container node of `children` items (map entries count twice).
+    /// Opens a container: its children follow its node until [`Visitor::end`].
     #[inline(always)]
-    fn container(&mut self, node: bc_value, children: u64) {
-        if children == 0 {
-            self.leaf(node);
-            return;
-        }
+    fn open(&mut self, node: bc_value) {
         self.scratch.push(node);
-        self.open.push(Open {
-            start: self.scratch.len(),
-            remaining: children,
-        });
+        self.open.push(self.scratch.len());
     }
 }
 
@@ -495,22 +463,37 @@ impl<'a> Visitor<'a> for Tree {
 
     #[inline(always)]
     fn list(&mut self, len: u32, _capacity: usize) -> Result<(), Self::Error> {
-        let node = bc_value::sized(BC_TYPE_LIST, 0, len as usize, bc_payload { i: 0 });
-        self.container(node, u64::from(len));
+        self.open(bc_value::sized(BC_TYPE_LIST, 0, len as usize, NO_ITEMS));
         Ok(())
     }
 
     #[inline(always)]
     fn map(&mut self, len: u32, _capacity: usize) -> Result<(), Self::Error> {
-        let node = bc_value::sized(BC_TYPE_MAP, 0, len as usize, bc_payload { i: 0 });
-        self.container(node, 2 * u64::from(len));
+        self.open(bc_value::sized(BC_TYPE_MAP, 0, len as usize, NO_ITEMS));
         Ok(())
     }
 
     #[inline(always)]
     fn structure(&mut self, tag: u8, len: u32, _capacity: usize) -> Result<(), Self::Error> {
-        let node = bc_value::sized(BC_TYPE_STRUCT, tag, len as usize, bc_payload { i: 0 });
-        self.container(node, u64::from(len));
+        self.open(bc_value::sized(BC_TYPE_STRUCT, tag, len as usize, NO_ITEMS));
+        Ok(())
+    }
+
+    /// The innermost open container is complete: its children (all the nodes after its
+    /// own) move to the arena as one block, and its node points at them (NULL when it
+    /// has none).
+    #[inline]
+    fn end(&mut self) -> Result<(), Self::Error> {
+        let Some(start) = self.open.pop() else {
+            return Ok(());
+        };
+        let items = self
+            .arena
+            .block(self.scratch.get(start..).unwrap_or_default());
+        if let Some(node) = self.scratch.get_mut(start.wrapping_sub(1)) {
+            node.data.items = items;
+        }
+        self.scratch.truncate(start);
         Ok(())
     }
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "buf.h"
 #include "harness.h"
 
 /* A string literal and its length (without the NUL). */
@@ -43,27 +44,6 @@ static const uint8_t *level_bytes(nest_kind k, size_t *n) {
     default: *n = sizeof st; return st;
     }
 }
-
-/* A growable byte buffer. */
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} buf;
-
-static void buf_put(buf *b, const void *p, size_t n) {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n) cap *= 2;
-        uint8_t *q = realloc(b->p, cap);
-        if (!q) { fprintf(stderr, "out of memory\n"); exit(2); }
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-static void buf_byte(buf *b, uint8_t x) { buf_put(b, &x, 1); }
-static void buf_free(buf *b) { free(b->p); memset(b, 0, sizeof *b); }
 
 /* Appends `depth` levels of `k` around the integer 1. */
 static void put_deep(buf *b, nest_kind k, size_t depth) {

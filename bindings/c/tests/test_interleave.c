@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "buf.h"
 #include "harness.h"
 
 /* ---------------------------------------------------------------------------------- */
@@ -34,25 +35,6 @@ static uint64_t rnd64(void) { /* splitmix64 */
 }
 static size_t rnd(size_t n) { return n ? (size_t)(rnd64() % n) : 0; }
 
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} buf;
-
-static void buf_put(buf *b, const void *p, size_t n) {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n) cap *= 2;
-        uint8_t *q = realloc(b->p, cap);
-        if (!q) { fprintf(stderr, "out of memory\n"); exit(2); }
-        b->p = q;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-static void buf_byte(buf *b, uint8_t x) { buf_put(b, &x, 1); }
-static void buf_free(buf *b) { free(b->p); memset(b, 0, sizeof *b); }
 static int buf_eq(const buf *a, const buf *b) {
     return a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0);
 }

@@ -1,8 +1,8 @@
 //! The client role: [`ClientConfig`] and the [`ClientHandshake`] state machine.
 
 use super::{
-    buffer_phase, normalize, ClientHello, HandshakeError, ManifestPick, Proposal, ServerResponse,
-    Status, Step, VersionRange, CLIENT_HELLO_LEN, MAX_PICK_LEN, MAX_SERVER_RESPONSE_LEN,
+    normalize, ClientHello, HandshakeError, ManifestPick, Proposal, Received, ServerResponse, Step,
+    VersionRange, CLIENT_HELLO_LEN, MAX_PICK_LEN, MAX_SERVER_RESPONSE_LEN,
 };
 use crate::version::BoltVersion;
 
@@ -102,12 +102,6 @@ impl ClientConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
-    Running,
-    Finished,
-}
-
 /// The client side of the handshake.
 ///
 /// 1. Send [`ClientHandshake::hello`].
@@ -134,9 +128,8 @@ enum Phase {
 #[derive(Clone, Debug)]
 pub struct ClientHandshake {
     config: ClientConfig,
-    buf: Vec<u8>,
-    phase: Phase,
-    error: Option<HandshakeError>,
+    received: Received,
+    finished: bool,
 }
 
 impl ClientHandshake {
@@ -145,9 +138,8 @@ impl ClientHandshake {
     pub fn new(config: ClientConfig) -> Self {
         Self {
             config,
-            buf: Vec::new(),
-            phase: Phase::Running,
-            error: None,
+            received: Received::default(),
+            finished: false,
         }
     }
 
@@ -173,32 +165,22 @@ impl ClientHandshake {
     /// Any [`HandshakeError`] of a malformed or unacceptable reply; after one, every call
     /// returns it again. [`HandshakeError::Finished`] once the handshake is complete.
     pub fn receive(&mut self, input: &[u8]) -> Result<Step, HandshakeError> {
-        if let Some(e) = &self.error {
-            return Err(e.clone());
-        }
-        if self.phase == Phase::Finished {
+        self.received.check()?;
+        if self.finished {
             return Err(HandshakeError::Finished);
         }
         let result = self.receive_inner(input);
-        match &result {
-            Err(e) => self.error = Some(e.clone()),
-            Ok(Step::NeedMore) => {}
-            Ok(_) => {
-                self.phase = Phase::Finished;
-                self.buf = Vec::new();
-            }
-        }
-        result
+        self.finished = matches!(result, Ok(ref step) if *step != Step::NeedMore);
+        self.received.settle(result)
     }
 
     fn receive_inner(&mut self, input: &[u8]) -> Result<Step, HandshakeError> {
-        let before = self.buf.len();
-        buffer_phase(&mut self.buf, input, MAX_SERVER_RESPONSE_LEN);
-        let (response, used) = match ServerResponse::parse(&self.buf)? {
-            Status::Complete(v) => v,
-            Status::NeedMore => return Ok(Step::NeedMore),
+        let parsed = self
+            .received
+            .parse(input, MAX_SERVER_RESPONSE_LEN, ServerResponse::parse)?;
+        let Some((response, consumed)) = parsed else {
+            return Ok(Step::NeedMore);
         };
-        let consumed = used.saturating_sub(before);
         match response {
             ServerResponse::NoVersion => Ok(Step::Rejected {
                 send: Vec::new(),

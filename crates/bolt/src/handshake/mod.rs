@@ -300,10 +300,53 @@ fn normalize(versions: &[BoltVersion]) -> Vec<BoltVersion> {
     out
 }
 
-/// Appends as much of `input` as a phase can need to `buf`; returns how many bytes of
-/// `input` were appended.
-fn buffer_phase(buf: &mut Vec<u8>, input: &[u8], max: usize) -> usize {
-    let take = max.saturating_sub(buf.len()).min(input.len());
-    buf.extend_from_slice(input.get(..take).unwrap_or_default());
-    take
+/// What both state machines keep alike between calls: the bytes received so far in the
+/// current phase, and the error that poisoned the handshake.
+#[derive(Clone, Debug, Default)]
+struct Received {
+    buf: Vec<u8>,
+    error: Option<HandshakeError>,
+}
+
+/// A parser of one phase's bytes: the item and how many bytes it took, or "need more".
+type Parse<T> = fn(&[u8]) -> Result<Status<(T, usize)>, HandshakeError>;
+
+impl Received {
+    /// The error that poisoned the handshake, again.
+    fn check(&self) -> Result<(), HandshakeError> {
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Buffers as much of `input` as a phase of at most `max` bytes can need and parses
+    /// the phase's bytes so far: the item and how many bytes of `input` it used, or
+    /// `None` when more bytes are needed.
+    fn parse<T>(
+        &mut self,
+        input: &[u8],
+        max: usize,
+        parse: Parse<T>,
+    ) -> Result<Option<(T, usize)>, HandshakeError> {
+        let before = self.buf.len();
+        let take = max.saturating_sub(before).min(input.len());
+        self.buf
+            .extend_from_slice(input.get(..take).unwrap_or_default());
+        Ok(match parse(&self.buf)? {
+            Status::Complete((item, used)) => Some((item, used.saturating_sub(before))),
+            Status::NeedMore => None,
+        })
+    }
+
+    /// Records the outcome of a call: an error poisons the handshake; any step but
+    /// [`Step::NeedMore`] ends the phase, whose bytes are dropped.
+    fn settle(&mut self, result: Result<Step, HandshakeError>) -> Result<Step, HandshakeError> {
+        match &result {
+            Err(e) => self.error = Some(e.clone()),
+            Ok(Step::NeedMore) => {}
+            Ok(_) => self.buf = Vec::new(),
+        }
+        result
+    }
 }

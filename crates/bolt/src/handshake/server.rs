@@ -1,8 +1,8 @@
 //! The server role: [`ServerConfig`] and the [`ServerHandshake`] state machine.
 
 use super::{
-    buffer_phase, normalize, ClientHello, HandshakeError, ManifestOffer, ManifestPick, Proposal,
-    Status, Step, VersionRange, CLIENT_HELLO_LEN, MAX_PICK_LEN, NO_VERSION,
+    normalize, ClientHello, HandshakeError, ManifestOffer, ManifestPick, Proposal, Received, Step,
+    VersionRange, CLIENT_HELLO_LEN, MAX_PICK_LEN, NO_VERSION,
 };
 use crate::version::BoltVersion;
 
@@ -144,9 +144,8 @@ enum ServerPhase {
 #[derive(Clone, Debug)]
 pub struct ServerHandshake {
     config: ServerConfig,
-    buf: Vec<u8>,
+    received: Received,
     phase: ServerPhase,
-    error: Option<HandshakeError>,
 }
 
 impl ServerHandshake {
@@ -155,9 +154,8 @@ impl ServerHandshake {
     pub fn new(config: ServerConfig) -> Self {
         Self {
             config,
-            buf: Vec::new(),
+            received: Received::default(),
             phase: ServerPhase::Hello,
-            error: None,
         }
     }
 
@@ -194,37 +192,27 @@ impl ServerHandshake {
     /// [`HandshakeError::CapabilitiesNotOffered`] and varint errors. After an error every
     /// call returns it again; [`HandshakeError::Finished`] once the handshake is complete.
     pub fn receive(&mut self, input: &[u8]) -> Result<Step, HandshakeError> {
-        if let Some(e) = &self.error {
-            return Err(e.clone());
-        }
+        self.received.check()?;
         let result = match self.phase {
             ServerPhase::Finished => return Err(HandshakeError::Finished),
             ServerPhase::Hello => self.receive_hello(input),
             ServerPhase::Pick => self.receive_pick(input),
         };
-        match &result {
-            Err(e) => self.error = Some(e.clone()),
-            Ok(Step::NeedMore) => {}
-            Ok(Step::Continue { .. }) => {
-                self.phase = ServerPhase::Pick;
-                self.buf.clear();
-            }
-            Ok(_) => {
-                self.phase = ServerPhase::Finished;
-                self.buf = Vec::new();
-            }
+        match result {
+            Err(_) | Ok(Step::NeedMore) => {}
+            Ok(Step::Continue { .. }) => self.phase = ServerPhase::Pick,
+            Ok(_) => self.phase = ServerPhase::Finished,
         }
-        result
+        self.received.settle(result)
     }
 
     fn receive_hello(&mut self, input: &[u8]) -> Result<Step, HandshakeError> {
-        let before = self.buf.len();
-        buffer_phase(&mut self.buf, input, CLIENT_HELLO_LEN);
-        let (hello, used) = match ClientHello::parse(&self.buf)? {
-            Status::Complete(v) => v,
-            Status::NeedMore => return Ok(Step::NeedMore),
+        let parsed = self
+            .received
+            .parse(input, CLIENT_HELLO_LEN, ClientHello::parse)?;
+        let Some((hello, consumed)) = parsed else {
+            return Ok(Step::NeedMore);
         };
-        let consumed = used.saturating_sub(before);
         Ok(match self.choose(&hello) {
             Ok(Some(version)) => Step::Negotiated {
                 version,
@@ -244,13 +232,12 @@ impl ServerHandshake {
     }
 
     fn receive_pick(&mut self, input: &[u8]) -> Result<Step, HandshakeError> {
-        let before = self.buf.len();
-        buffer_phase(&mut self.buf, input, MAX_PICK_LEN);
-        let (pick, used) = match ManifestPick::parse_at(&self.buf, CLIENT_HELLO_LEN)? {
-            Status::Complete(v) => v,
-            Status::NeedMore => return Ok(Step::NeedMore),
+        let parsed = self.received.parse(input, MAX_PICK_LEN, |buf| {
+            ManifestPick::parse_at(buf, CLIENT_HELLO_LEN)
+        })?;
+        let Some((pick, consumed)) = parsed else {
+            return Ok(Step::NeedMore);
         };
-        let consumed = used.saturating_sub(before);
         if pick.version.to_bytes() == NO_VERSION {
             return Ok(Step::Rejected {
                 send: Vec::new(),
