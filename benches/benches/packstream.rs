@@ -10,7 +10,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use boltcodec_benches::{encode_all, nested_lists, records};
+use boltcodec_benches::{encode_all, nested_lists, records, Row};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use packstream::{Encoder, Value, ValueRef};
 use serde::Deserialize;
@@ -63,22 +63,6 @@ fn single_value(c: &mut Criterion) {
         });
         g.finish();
     }
-}
-
-/// A typed record for the serde comparison: tag then the row.
-#[derive(Deserialize)]
-#[allow(dead_code)]
-struct Row<'a>(u8, #[serde(borrow)] Vec<Cell<'a>>);
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-#[allow(dead_code)]
-enum Cell<'a> {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    Str(&'a str),
-    Null(()),
 }
 
 /// Many small messages, decoded one call per record as a driver does.

@@ -1,5 +1,5 @@
-//! Runs one decode workload many times, for instruction counting under callgrind, which
-//! counts the same on a busy machine as on an idle one:
+//! Runs one workload many times, for instruction counting under callgrind, which counts
+//! the same on a busy machine as on an idle one:
 //!
 //! ```text
 //! cargo build --profile bench -p boltcodec-benches --example icount
@@ -7,40 +7,51 @@
 //! ```
 //!
 //! WORKLOAD: `lists_NxM`, `records_10000x3`, `rows_350x20` (as in the criterion bench).
-//! IMPL: `ref`, `owned` (boltcodec trees), `rmpv-ref`, `rmpv-owned`, `tokens` (the pull
-//! decoder, every token) and `flat` (the bare tokenizer under it, no nesting
-//! bookkeeping). `benches/icount.sh` runs the table of RESULTS.md.
+//! IMPL: decode with `ref`, `owned` (boltcodec trees), `rmpv-ref`, `rmpv-owned`,
+//! `serde`, `rmp-serde` (typed rows; record workloads only), `tokens` (the pull decoder,
+//! every token) and `flat` (the bare tokenizer under it, no nesting bookkeeping); encode
+//! with `encode` and `rmpv-encode`. `benches/icount.sh` runs the table of RESULTS.md.
 use std::hint::black_box;
 
-use boltcodec_benches::{encode_all, nested_lists, records};
-use packstream::{Value, ValueRef};
+use boltcodec_benches::{encode_all, nested_lists, records, Row};
+use packstream::{Encoder, Value, ValueRef};
+use serde::Deserialize;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (workload, imp, iters) = (&args[1], &args[2], args[3].parse::<usize>().unwrap());
-    let split = |p: Vec<Value>, m: Vec<rmpv::Value>| -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
-        p.iter()
-            .zip(&m)
-            .map(|(a, b)| encode_all(std::slice::from_ref(a), std::slice::from_ref(b)))
-            .unzip()
-    };
-    let (pb, mb): (Vec<Vec<u8>>, Vec<Vec<u8>>) = match workload.as_str() {
-        "records_10000x3" => {
-            let (p, m) = records(10_000, 3, false);
-            split(p, m)
-        }
-        "rows_350x20" => {
-            let (p, m) = records(350, 20, true);
-            split(p, m)
-        }
+    let (ps, mp): (Vec<Value>, Vec<rmpv::Value>) = match workload.as_str() {
+        "records_10000x3" => records(10_000, 3, false),
+        "rows_350x20" => records(350, 20, true),
         w => {
             let (n, m) = w.trim_start_matches("lists_").split_once('x').unwrap();
             let (p, m) = nested_lists(n.parse().unwrap(), m.parse().unwrap());
-            split(vec![p], vec![m])
+            (vec![p], vec![m])
         }
     };
+    // One buffer per message, as the criterion bench decodes them one call each.
+    let (pb, mb): (Vec<Vec<u8>>, Vec<Vec<u8>>) = ps
+        .iter()
+        .zip(&mp)
+        .map(|(a, b)| encode_all(std::slice::from_ref(a), std::slice::from_ref(b)))
+        .unzip();
+    let all_mb: Vec<u8> = mb.concat();
+    let mut out = Vec::with_capacity(pb.iter().map(Vec::len).sum());
+    measured(imp, iters, (&ps, &mp), (&pb, &mb, &all_mb), &mut out);
+}
+
+/// The measured loop, on its own so that a profile can be limited to it
+/// (`valgrind --tool=callgrind --toggle-collect='*measured*' ...`).
+#[inline(never)]
+fn measured(
+    imp: &str,
+    iters: usize,
+    (ps, mp): (&[Value], &[rmpv::Value]),
+    (pb, mb, all_mb): (&[Vec<u8>], &[Vec<u8>], &[u8]),
+    out: &mut Vec<u8>,
+) {
     for _ in 0..iters {
-        match imp.as_str() {
+        match imp {
             "ref" => pb.iter().for_each(|b| {
                 black_box(ValueRef::decode(black_box(b)).map(|(v, _)| v).ok());
             }),
@@ -53,6 +64,31 @@ fn main() {
             "rmpv-owned" => mb.iter().for_each(|b| {
                 black_box(rmpv::decode::read_value(&mut black_box(&b[..])).ok());
             }),
+            // Typed rows, as in the criterion bench: one `from_slice` per record, and
+            // one rmp-serde deserializer over the concatenated records.
+            "serde" => pb.iter().for_each(|b| {
+                black_box(packstream::from_slice::<Row<'_>>(black_box(b)).ok());
+            }),
+            "rmp-serde" => {
+                let mut de = rmp_serde::Deserializer::from_read_ref(black_box(all_mb));
+                for _ in 0..mb.len() {
+                    black_box(Row::deserialize(&mut de).ok());
+                }
+            }
+            "encode" => {
+                out.clear();
+                let mut enc = Encoder::new(&mut *out);
+                ps.iter()
+                    .for_each(|v| enc.write_value(black_box(v)).expect("encodes"));
+                black_box(out.len());
+            }
+            "rmpv-encode" => {
+                out.clear();
+                mp.iter().for_each(|v| {
+                    rmpv::encode::write_value(&mut *out, black_box(v)).expect("encodes");
+                });
+                black_box(out.len());
+            }
             // Every token of each message through the pull decoder (nesting tracked)...
             "tokens" => pb.iter().for_each(|b| {
                 let mut dec = packstream::Decoder::new(black_box(b));

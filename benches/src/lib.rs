@@ -2,6 +2,7 @@
 //! MessagePack (the yardstick format), built deterministically.
 
 use packstream::{Structure, Value};
+use serde::Deserialize;
 
 /// Cell `j` of row `i` of a mixed table: an integer, a float, or a short string.
 fn mixed(i: usize, j: usize) -> (Value, rmpv::Value) {
@@ -79,4 +80,27 @@ pub fn encode_all(ps: &[Value], mp: &[rmpv::Value]) -> (Vec<u8>, Vec<u8>) {
         rmpv::encode::write_value(&mut b, v).expect("encodes");
     }
     (a, b)
+}
+
+/// A typed record for the serde comparison: tag then the row (a RECORD in PackStream,
+/// `[0x71, [fields]]` in MessagePack).
+#[derive(Deserialize)]
+#[allow(dead_code)]
+pub struct Row<'a>(u8, #[serde(borrow)] Vec<Cell<'a>>);
+
+/// One cell of [`Row`]: whichever scalar the wire holds.
+#[derive(Deserialize)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum Cell<'a> {
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A borrowed string.
+    Str(&'a str),
+    /// Null.
+    Null(()),
 }

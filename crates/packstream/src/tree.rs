@@ -268,122 +268,153 @@ pub(crate) fn eq<T: Tree>(a: &T, b: &T, leaf_eq: impl Fn(&T, &T) -> bool) -> boo
     }
 }
 
-/// A container's children, moved out of it by [`Drain::take_children`].
+/// A container's children, borrowed in place.
+pub(crate) enum ChildrenMut<'v, T: Tree> {
+    Items(&'v mut Vec<T>),
+    Entries(&'v mut Vec<(T::Key, T)>),
+}
+
+/// A container's children, moved out of it (waiting on [`drop_children`]'s stack).
 pub(crate) enum Children<T: Tree> {
     Items(Vec<T>),
     Entries(Vec<(T::Key, T)>),
 }
 
-/// Takes a container apart for [`drop_nested`].
+impl<T: Tree> Children<T> {
+    #[inline(always)]
+    fn as_mut(&mut self) -> ChildrenMut<'_, T> {
+        match self {
+            Children::Items(items) => ChildrenMut::Items(items),
+            Children::Entries(entries) => ChildrenMut::Entries(entries),
+        }
+    }
+}
+
+/// What the stack-safe `Drop` needs to take a tree apart.
 pub(crate) trait Drain: Tree {
-    /// Moves the children out of a non-empty container (leaving it empty); `None` for a
-    /// leaf or an empty container.
-    fn take_children(&mut self) -> Option<Children<Self>>;
+    /// A container's children; `None` for a leaf.
+    fn children_mut(&mut self) -> Option<ChildrenMut<'_, Self>>;
+    /// Frees what a leaf owns (a string's or a byte array's buffer), leaving it owning
+    /// nothing. Never given a container.
+    fn release_leaf(&mut self);
+    /// Frees what a map key owns, leaving it owning nothing.
+    fn release_key(key: &mut Self::Key);
 }
 
 macro_rules! drain {
-    ($ty:ident $(<$l:lifetime>)?) => {
+    ($ty:ident $(<$l:lifetime>)?, leaf: |$leaf:ident| $release_leaf:expr, key: |$key:ident| $release_key:expr) => {
         impl Drain for $ty $(<$l>)? {
             #[inline(always)]
-            fn take_children(&mut self) -> Option<Children<Self>> {
+            fn children_mut(&mut self) -> Option<ChildrenMut<'_, Self>> {
                 match self {
-                    Self::List(items) if !items.is_empty() => {
-                        Some(Children::Items(core::mem::take(items)))
-                    }
-                    Self::Struct(s) if !s.fields.is_empty() => {
-                        Some(Children::Items(core::mem::take(&mut s.fields)))
-                    }
-                    Self::Map(entries) if !entries.is_empty() => {
-                        Some(Children::Entries(core::mem::take(entries)))
-                    }
+                    Self::List(items) => Some(ChildrenMut::Items(items)),
+                    Self::Struct(s) => Some(ChildrenMut::Items(&mut s.fields)),
+                    Self::Map(entries) => Some(ChildrenMut::Entries(entries)),
                     _ => None,
                 }
+            }
+            #[inline(always)]
+            fn release_leaf(&mut self) {
+                let $leaf = self;
+                $release_leaf
+            }
+            #[inline(always)]
+            fn release_key($key: &mut Self::Key) {
+                $release_key
             }
         }
     };
 }
-drain!(ValueRef<'_>);
-drain!(Value);
+// A borrowed leaf owns nothing.
+drain!(ValueRef<'_>, leaf: |_leaf| {}, key: |_key| {});
+drain!(Value, leaf: |leaf| match leaf {
+    Value::String(s) => drop(core::mem::take(s)),
+    Value::Bytes(b) => drop(core::mem::take(b)),
+    _ => {}
+}, key: |key| drop(core::mem::take(key)));
 
-/// How many levels [`empty`] recurses before it hands subtrees to the explicit stack.
+/// How many levels [`clear`] recurses before it hands subtrees to an explicit stack.
 /// Real values nest a few levels (a property map in a Node in a Path in a list in a
 /// RECORD); only deeper ones pay for the stack.
 const DROP_LEVELS: u32 = 16;
 
-/// True for a container with a container among its children that is not empty.
-#[inline(always)]
-fn has_grandchildren<T: Tree>(v: &T) -> bool {
-    match v.shape() {
-        Shape::Leaf => false,
-        Shape::List(c) | Shape::Struct(_, c) => c.iter().any(has_children),
-        Shape::Map(e) => e.iter().any(|(_, v)| has_children(v)),
-    }
-}
-
-/// True for a container with at least one child.
-#[inline(always)]
-fn has_children<T: Tree>(v: &T) -> bool {
-    match v.shape() {
-        Shape::Leaf => false,
-        Shape::List(c) | Shape::Struct(_, c) => !c.is_empty(),
-        Shape::Map(e) => !e.is_empty(),
-    }
-}
-
-/// The `Drop` of a container with containers among its children: before its children
-/// are dropped, every container below it is emptied, its own children first —
-/// recursing at most [`DROP_LEVELS`] levels, deeper subtrees waiting on an explicit
-/// stack. Every node therefore reaches its own `drop` already emptied (or holding only
-/// leaves), and the native stack never grows with the value's depth.
+/// The `Drop` of a non-empty container: frees everything below it without a call per
+/// child, recursing at most [`DROP_LEVELS`] levels, deeper subtrees waiting on an
+/// explicit stack, so the native stack never grows with the value's depth. The
+/// container's vector is left empty, so the derived drop glue has only its buffer to
+/// free (before, each child went through the glue, a call per item that cost more than
+/// decoding it).
 #[inline(never)]
-fn drop_nested<T: Drain>(node: &mut T) {
-    if let Some(mut children) = node.take_children() {
-        empty_all(&mut children);
-    }
-}
-
-impl<T: Drain> Children<T> {
-    /// Whether a child has children of its own.
-    #[inline(always)]
-    fn has_grandchildren(&self) -> bool {
-        match self {
-            Children::Items(items) => items.iter().any(has_children),
-            Children::Entries(entries) => entries.iter().any(|(_, v)| has_children(v)),
-        }
-    }
-
-    /// Calls `f` on each child, in place.
-    #[inline(always)]
-    fn for_each_mut(&mut self, mut f: impl FnMut(&mut T)) {
-        match self {
-            Children::Items(items) => items.iter_mut().for_each(f),
-            Children::Entries(entries) => entries.iter_mut().for_each(|(_, v)| f(v)),
-        }
-    }
-}
-
-#[inline(never)]
-fn empty_all<T: Drain>(children: &mut Children<T>) {
+fn drop_children<T: Drain>(children: ChildrenMut<'_, T>) {
     let mut deeper: Vec<Children<T>> = Vec::new();
-    empty(children, 0, &mut deeper);
+    clear(children, 0, &mut deeper);
     while let Some(mut next) = deeper.pop() {
-        empty(&mut next, 0, &mut deeper);
-        // `next` drops here: its children are leaves or emptied containers.
+        clear(next.as_mut(), 0, &mut deeper);
+        // `next` drops here: an empty vector, so only its buffer is freed.
     }
 }
 
-/// Empties every container among `children` (taking their children out, recursively).
-fn empty<T: Drain>(children: &mut Children<T>, level: u32, deeper: &mut Vec<Children<T>>) {
-    children.for_each_mut(|child| {
-        if let Some(mut grandchildren) = child.take_children() {
-            if level >= DROP_LEVELS {
-                deeper.push(grandchildren);
-            } else if grandchildren.has_grandchildren() {
-                empty(&mut grandchildren, level + 1, deeper);
+/// Frees what every child owns, then empties the vector without dropping its items
+/// (which own nothing by then).
+fn clear<T: Drain>(children: ChildrenMut<'_, T>, level: u32, deeper: &mut Vec<Children<T>>) {
+    match children {
+        ChildrenMut::Items(items) => {
+            for child in items.iter_mut() {
+                release(child, level, deeper);
             }
-            // `grandchildren` (emptied) drops here, or waits on `deeper`.
+            forget_items(items);
         }
-    });
+        ChildrenMut::Entries(entries) => {
+            for (key, child) in entries.iter_mut() {
+                T::release_key(key);
+                release(child, level, deeper);
+            }
+            forget_items(entries);
+        }
+    }
+}
+
+/// Frees what `node` owns, leaving it owning nothing: a leaf's buffer, or a container's
+/// children (now, or later from `deeper` once [`DROP_LEVELS`] is reached) and its buffer.
+#[inline(always)]
+fn release<T: Drain>(node: &mut T, level: u32, deeper: &mut Vec<Children<T>>) {
+    match node.children_mut() {
+        None => node.release_leaf(),
+        Some(ChildrenMut::Items(items)) => {
+            if items.capacity() != 0 {
+                let mut taken = Children::Items(core::mem::take(items));
+                release_children(&mut taken, level, deeper);
+            }
+        }
+        Some(ChildrenMut::Entries(entries)) => {
+            if entries.capacity() != 0 {
+                let mut taken = Children::Entries(core::mem::take(entries));
+                release_children(&mut taken, level, deeper);
+            }
+        }
+    }
+}
+
+/// Clears the children just taken out of a container (the vector then drops with no
+/// items, freeing its buffer), or leaves them to `deeper` below [`DROP_LEVELS`].
+#[inline(always)]
+fn release_children<T: Drain>(taken: &mut Children<T>, level: u32, deeper: &mut Vec<Children<T>>) {
+    if level >= DROP_LEVELS {
+        deeper.push(core::mem::replace(taken, Children::Items(Vec::new())));
+    } else {
+        clear(taken.as_mut(), level + 1, deeper);
+    }
+}
+
+/// Empties `items` without running their destructors.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn forget_items<I>(items: &mut Vec<I>) {
+    // SAFETY: a length of 0 is within any capacity, and no item needs to be initialised
+    // for it. The items are forgotten, never read again: each was released first by
+    // `clear` and owns nothing, so forgetting them leaks nothing (and leaking would not
+    // be unsound anyway).
+    unsafe { items.set_len(0) };
 }
 
 /// How [`display`] renders leaves and keys.
@@ -617,16 +648,15 @@ macro_rules! tree_impls {
         impl Drop for $ty {
             #[inline]
             fn drop(&mut self) {
-                // Up to three levels (a container, its children, their children) drop
-                // the usual way; anything deeper goes through `drop_nested`.
-                let deep = match self {
-                    Self::List(items) => items.iter().any(has_grandchildren),
-                    Self::Struct(s) => s.fields.iter().any(has_grandchildren),
-                    Self::Map(entries) => entries.iter().any(|(_, v)| has_grandchildren(v)),
-                    _ => return,
-                };
-                if deep {
-                    drop_nested(self);
+                // Leaves and empty containers have nothing below them to take apart.
+                match self.children_mut() {
+                    Some(ChildrenMut::Items(items)) if !items.is_empty() => {
+                        drop_children(ChildrenMut::Items(items))
+                    }
+                    Some(ChildrenMut::Entries(entries)) if !entries.is_empty() => {
+                        drop_children(ChildrenMut::Entries(entries))
+                    }
+                    _ => {}
                 }
             }
         }
