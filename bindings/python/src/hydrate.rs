@@ -14,7 +14,10 @@
 //! `_hydrate_structure`), so edge cases and errors are the driver's by construction.
 //!
 //! Which builder serves which tag, and with how many fields, is one table ([`KINDS`]);
-//! the builders read their fields through [`Fields`].
+//! the builders read their fields through [`Fields`]. Dates, times, datetimes,
+//! durations, points and paths are leaves (nothing points back at them), so they are
+//! built untracked by the cyclic GC (see `record.rs`); nodes and relationships, which
+//! their graph points back at, stay tracked.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +26,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyTuple};
 
+use crate::ffi::untrack;
 use crate::structure::Structure;
 
 /// Proleptic Gregorian ordinal of 1970-01-01 (0001-01-01 is 1), the epoch of Bolt dates.
@@ -479,6 +483,7 @@ impl Hydrator {
             pyo3::intern!(py, "_Date__day"),
             internal_day(year, month, day),
         )?;
+        untrack(&obj);
         Ok(Some(obj))
     }
 
@@ -499,6 +504,7 @@ impl Hydrator {
         obj.setattr(pyo3::intern!(py, "_Time__second"), seconds % 60)?;
         obj.setattr(pyo3::intern!(py, "_Time__nanosecond"), nanosecond)?;
         obj.setattr(pyo3::intern!(py, "_Time__tzinfo"), zone)?;
+        untrack(&obj);
         Ok(obj)
     }
 
@@ -591,6 +597,7 @@ impl Hydrator {
         let obj = self.new_object(py, cls)?;
         obj.setattr(pyo3::intern!(py, "_DateTime__date"), date)?;
         obj.setattr(pyo3::intern!(py, "_DateTime__time"), time)?;
+        untrack(&obj);
         Ok(Some(obj))
     }
 
@@ -627,7 +634,9 @@ impl Hydrator {
             return Ok(None); // the driver's error
         };
         let tuple = PyTuple::new(py, [months, days, s, ns as i64])?;
-        Ok(Some(self.tuple_new.bind(py).call1((cls.bind(py), tuple))?))
+        let obj = self.tuple_new.bind(py).call1((cls.bind(py), tuple))?;
+        untrack(&obj);
+        Ok(Some(obj))
     }
 
     /// `X`: (srid, x, y); `Y`: (srid, x, y, z).
@@ -657,11 +666,12 @@ impl Hydrator {
             }
         }
         let coords = PyTuple::new(py, coords)?;
-        Ok(Some(
-            self.tuple_new
-                .bind(py)
-                .call1((entry.get_item(0)?, coords))?,
-        ))
+        let obj = self
+            .tuple_new
+            .bind(py)
+            .call1((entry.get_item(0)?, coords))?;
+        untrack(&obj);
+        Ok(Some(obj))
     }
 
     /// `N`: (id, labels, properties[, element_id]).
@@ -848,6 +858,7 @@ impl Hydrator {
             pyo3::intern!(py, "_relationships"),
             PyTuple::new(py, walked)?,
         )?;
+        untrack(&obj);
         Ok(Some(obj))
     }
 

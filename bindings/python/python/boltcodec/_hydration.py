@@ -36,7 +36,7 @@ import logging
 import os
 import typing as t
 
-from . import _native
+from . import _native, _records
 
 log = logging.getLogger("neo4j.boltcodec")
 
@@ -582,6 +582,8 @@ def native_hooks(hooks: t.Any) -> t.Any:
     """Return ``hooks`` with a native Hydrator as its ``Structure`` entry, if recognised."""
     if type(hooks) is not dict or not hooks:
         return hooks
+    # The rows of the result become records natively too, where the release allows.
+    _records.install()
     hook = hooks.get(_native.Structure)
     if hook is None:
         return hooks
