@@ -16,8 +16,9 @@
 //! Which builder serves which tag, and with how many fields, is one table ([`KINDS`]);
 //! the builders read their fields through [`Fields`]. Dates, times, datetimes,
 //! durations, points and paths are leaves (nothing points back at them), so they are
-//! built untracked by the cyclic GC (see `record.rs`); nodes and relationships, which
-//! their graph points back at, stay tracked.
+//! built untracked by the cyclic GC (see `record.rs`), and so are the properties dicts
+//! and label sets of nodes and relationships; the entities themselves, which their graph
+//! points back at, stay tracked.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -342,6 +343,9 @@ impl GraphKit {
         id: &Bound<'py, PyAny>,
         properties: Bound<'py, PyDict>,
     ) -> PyResult<()> {
+        // The properties dict is a leaf (nothing points back at it): CPython tracks it
+        // again if a later merge puts a container into it.
+        untrack(&properties);
         obj.setattr(pyo3::intern!(py, "_graph"), self.graph.bind(py))?;
         obj.setattr(pyo3::intern!(py, "_element_id"), element_id)?;
         obj.setattr(pyo3::intern!(py, "_id"), id)?;
@@ -369,13 +373,14 @@ impl GraphKit {
                 let merged = existing
                     .getattr(name)?
                     .call_method1(pyo3::intern!(py, "union"), (l,))?;
+                untrack(&merged);
                 existing.setattr(name, merged)?;
             }
             if let Some(p) = properties.filter(|p| !p.is_none()) {
                 if p.is_truthy()? {
-                    existing
-                        .getattr(pyo3::intern!(py, "_properties"))?
-                        .call_method1(pyo3::intern!(py, "update"), (p,))?;
+                    let mine = existing.getattr(pyo3::intern!(py, "_properties"))?;
+                    mine.call_method1(pyo3::intern!(py, "update"), (p,))?;
+                    untrack(&mine);
                 }
             }
             return Ok(Some(existing));
@@ -393,6 +398,7 @@ impl GraphKit {
             Some(l) => pyo3::types::PyFrozenSet::new(py, l.iter())?,
             None => pyo3::types::PyFrozenSet::empty(py)?,
         };
+        untrack(&labels); // strings only: never part of a cycle
         obj.setattr(pyo3::intern!(py, "_labels"), labels)?;
         nodes.set_item(element_id, &obj)?;
         if let Some(legacy) = &self.legacy_nodes {

@@ -510,3 +510,35 @@ def test_status_reports_the_hydration_level_after_a_result() -> None:
         assert "D" in status["hydration_kinds"]
     else:
         assert status["hydration"] is False
+
+
+def test_leaves_are_untracked_by_the_gc_and_entities_stay_tracked() -> None:
+    """Dates, times, points, durations, paths, properties and labels cannot be part of a
+    cycle and are built untracked; nodes and relationships (their graph points back at
+    them) stay tracked, so the graph's cycles are still collected."""
+    import gc
+    import weakref
+
+    scope, h = native_scope(HANDLERS[-1][1])
+    leaves = [
+        h(S(b"D", 1)),
+        h(S(b"t", 1)),
+        h(S(b"I", 1, 2, 3600)),
+        h(S(b"E", 1, 2, 3, 4)),
+        h(S(b"X", 7203, 1.0, 2.0)),
+    ]
+    node = h(S(b"N", 1, ["A"], {"tags": [1, 2]}, "4:x:1"))
+    h(S(b"N", 1, ["B"], {"more": [3]}, "4:x:1"))  # merged: still untracked leaves
+    h(S(b"r", 5, "T", {}, "5:x:5"))  # a type new to the graph: the driver makes its class
+    rel = h(S(b"R", 2, 1, 3, "T", {"d": leaves[0]}, "5:x:2", "4:x:1", "4:x:3"))
+    path = h(S(b"P", [node, rel.end_node], [h(S(b"r", 2, "T", {}, "5:x:2"))], [1, 1]))
+    assert h.counts == (10, 1)
+    for v in [*leaves, node._labels, node._properties, rel._properties, path]:
+        assert not gc.is_tracked(v), v
+    assert gc.is_tracked(node)
+    assert gc.is_tracked(rel)
+    # The graph's cycles (graph -> node -> graph) are still collected.
+    graph = weakref.ref(scope.get_graph())
+    del scope, h, node, rel, path, v
+    gc.collect()
+    assert graph() is None
