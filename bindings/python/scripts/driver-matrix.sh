@@ -10,7 +10,8 @@
 # tests/test_dropin_release.py runs: status() at the receive level, packing and unpacking
 # identical to that release's pure-Python codec (shared vectors, hydrated values), and
 # the native receive path giving the same records as the release's own Inbox; and
-# tests/test_hydration.py: native hydration identical to the release's own.
+# tests/test_hydration.py: native hydration identical to the release's own; and
+# tests/test_records.py: native Record building (6.2 on) identical to the release's.
 # When NEO4J_BOLT_PORT is set (scripts/with-neo4j.sh), tests/test_e2e.py runs too for the
 # releases in E2E_RELEASES: the driver against the real server, results compared with
 # the same release's pure-Python driver.
@@ -43,7 +44,7 @@ failed=()
 passed=0
 for version in "${RELEASES[@]}"; do
   install_release "$version"
-  tests=(tests/test_dropin_release.py tests/test_hydration.py)
+  tests=(tests/test_dropin_release.py tests/test_hydration.py tests/test_records.py)
   if [ -n "${NEO4J_BOLT_PORT:-}" ] && [[ "$E2E_RELEASES" == *" $version "* ]]; then
     tests+=(tests/test_e2e.py)
   fi

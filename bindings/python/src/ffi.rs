@@ -8,6 +8,8 @@
 //! * pre-sized dicts: `_PyDict_NewPresized` (not in the limited API, not in pyo3-ffi);
 //! * iterating a dict without pyo3's iterator, which panics when the dict changes size
 //!   (a dehydration hook may mutate it), and a panic must never reach the caller;
+//! * untracking leaf objects (records, dates, times, points) from the cyclic GC once
+//!   built (see `record.rs`);
 //! * borrowing the bytes of a buffer-protocol object (`bytearray`, `memoryview`) while an
 //!   export is held, so the object cannot be resized or freed underneath the decoder.
 #![allow(unsafe_code)]
@@ -425,5 +427,20 @@ impl Drop for RecursionGuard<'_> {
         // thread (the guard is neither Send nor Sync) with its thread state still attached
         // (the guard cannot outlive the `Python<'py>` it was made with).
         unsafe { ffi::Py_LeaveRecursiveCall() };
+    }
+}
+
+/// Removes `obj` from the cyclic GC's set, if it is a tracked GC object.
+///
+/// Only for objects that cannot be part of a reference cycle (see `record.rs`): the GC
+/// then never walks them; reference counting frees them as before.
+pub(crate) fn untrack(obj: &Bound<'_, PyAny>) {
+    let ptr = obj.as_ptr();
+    // SAFETY: `ptr` is a live object (borrowed by `obj`) and the GIL is held; only a GC
+    // object that is tracked is untracked, which is what `PyObject_GC_UnTrack` requires.
+    unsafe {
+        if ffi::PyObject_IS_GC(ptr) != 0 && ffi::PyObject_GC_IsTracked(ptr) != 0 {
+            ffi::PyObject_GC_UnTrack(ptr.cast::<c_void>());
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! Native hydration for the official neo4j driver: the driver's own objects
-//! (`neo4j.time.Date`, `neo4j.spatial` points, …) built from a decoded [`Structure`]
+//! (`neo4j.time` dates, times, datetimes and durations, `neo4j.spatial` points,
+//! `neo4j.graph` nodes, relationships and paths) built from a decoded [`Structure`]
 //! without running the driver's Python hydration functions.
 //!
 //! A [`Hydrator`] stands in for the driver's `HydrationScope._hydrate_structure` (the
@@ -7,16 +8,26 @@
 //! `boltcodec._hydration` only after that module has checked, on the running driver
 //! release, that each native builder gives exactly what the driver's own function gives
 //! (type, attributes, `==`, `hash`, `repr`). Everything a builder does not handle — other
-//! tags, unusual field types, out-of-range values, zero dates, unknown SRIDs — goes to
-//! the driver's own function for that tag, called directly (`f(*fields)`, an exception
-//! becoming the driver's `BrokenHydrationObject(error, structure)` as in
+//! tags, unusual field types, out-of-range values, zero dates, unknown SRIDs, named time
+//! zones — goes to the driver's own function for that tag, called directly (`f(*fields)`,
+//! an exception becoming the driver's `BrokenHydrationObject(error, structure)` as in
 //! `_hydrate_structure`), so edge cases and errors are the driver's by construction.
+//!
+//! Which builder serves which tag, and with how many fields, is one table ([`KINDS`]);
+//! the builders read their fields through [`Fields`]. Dates, times, datetimes,
+//! durations, points and paths are leaves (nothing points back at them), so they are
+//! built untracked by the cyclic GC (see `record.rs`), and so are the properties dicts
+//! and label sets of nodes and relationships; the entities themselves, which their graph
+//! points back at, stay tracked.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyTuple};
 
+use crate::ffi::untrack;
 use crate::structure::Structure;
 
 /// Proleptic Gregorian ordinal of 1970-01-01 (0001-01-01 is 1), the epoch of Bolt dates.
@@ -67,7 +78,7 @@ fn internal_day(year: i64, month: i64, day: i64) -> i64 {
     }
 }
 
-/// An exact `int` field that fits an `i64`.
+/// An exact `int` that fits an `i64` (not a `bool`, not a subclass).
 fn exact_i64(v: &Bound<'_, PyAny>) -> Option<i64> {
     if v.is_exact_instance_of::<PyInt>() {
         v.extract::<i64>().ok()
@@ -76,17 +87,178 @@ fn exact_i64(v: &Bound<'_, PyAny>) -> Option<i64> {
     }
 }
 
+/// A structure's fields, read by position. The arity is checked before a builder runs
+/// (see [`KINDS`]); every reader answers `None` for a field of another type, which sends
+/// the structure to the driver's own function.
+struct Fields<'a, 'py>(&'a Bound<'py, PyList>);
+
+impl<'py> Fields<'_, 'py> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn get(&self, at: usize) -> PyResult<Bound<'py, PyAny>> {
+        self.0.get_item(at)
+    }
+
+    /// Field `at` as an exact `int` that fits an `i64`.
+    fn int(&self, at: usize) -> PyResult<Option<i64>> {
+        Ok(exact_i64(&self.get(at)?))
+    }
+
+    /// `N` consecutive exact-`int` fields from `from` on.
+    fn ints<const N: usize>(&self, from: usize) -> PyResult<Option<[i64; N]>> {
+        let mut out = [0; N];
+        for (i, slot) in out.iter_mut().enumerate() {
+            match self.int(from + i)? {
+                Some(v) => *slot = v,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Field `at` if it is exactly of type `T` (no subclass).
+    fn exact<T: pyo3::PyTypeInfo>(&self, at: usize) -> PyResult<Option<Bound<'py, T>>> {
+        Ok(self.get(at)?.cast_into_exact::<T>().ok())
+    }
+}
+
+/// A builder: the driver's object for the fields, or `None` to hand the structure to the
+/// driver's function.
+type Build = for<'py> fn(&Hydrator, Python<'py>, &Fields<'_, 'py>) -> Built<'py>;
+type Built<'py> = PyResult<Option<Bound<'py, PyAny>>>;
+
+/// One structure kind: its tag, the field counts its builder reads, the builder.
+struct Kind {
+    tag: u8,
+    arity: &'static [usize],
+    build: Build,
+}
+
+/// Every kind built natively. A builder whose classes were not given to the Hydrator
+/// (the check in `boltcodec._hydration` did not pass) answers `None`.
+const KINDS: &[Kind] = &[
+    Kind {
+        tag: b'D',
+        arity: &[1],
+        build: Hydrator::date,
+    },
+    Kind {
+        tag: b'X',
+        arity: &[3],
+        build: Hydrator::point,
+    },
+    Kind {
+        tag: b'Y',
+        arity: &[4],
+        build: Hydrator::point,
+    },
+    Kind {
+        tag: b'N',
+        arity: &[3, 4],
+        build: Hydrator::node,
+    },
+    Kind {
+        tag: b'R',
+        arity: &[5, 8],
+        build: Hydrator::relationship,
+    },
+    Kind {
+        tag: b'r',
+        arity: &[3, 4],
+        build: Hydrator::unbound_relationship,
+    },
+    Kind {
+        tag: b'P',
+        arity: &[3],
+        build: Hydrator::path,
+    },
+    Kind {
+        tag: b't',
+        arity: &[1],
+        build: Hydrator::time,
+    },
+    Kind {
+        tag: b'T',
+        arity: &[2],
+        build: Hydrator::time,
+    },
+    Kind {
+        tag: b'd',
+        arity: &[2],
+        build: Hydrator::local_datetime,
+    },
+    Kind {
+        tag: b'F',
+        arity: &[3],
+        build: Hydrator::offset_datetime_legacy,
+    },
+    Kind {
+        tag: b'I',
+        arity: &[3],
+        build: Hydrator::offset_datetime_utc,
+    },
+    Kind {
+        tag: b'E',
+        arity: &[4],
+        build: Hydrator::duration,
+    },
+];
+
+const NANOS: i64 = 1_000_000_000;
+const DAY_NANOS: i64 = 86_400 * NANOS;
+
+/// How a datetime tag's seconds are read (the driver's two `hydrate_datetime`s).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum DateTimeMode {
+    /// `d`: local wall-clock seconds, no zone.
+    Local,
+    /// Bolt < 5 `F`: wall-clock seconds in the zone of the offset (`zone.localize`).
+    Legacy,
+    /// Bolt 5 / 4.4 utc patch `I`: UTC seconds, shown in the zone of the offset.
+    Utc,
+}
+
+/// The driver's `neo4j.time` classes, for native times, datetimes and durations.
+struct TemporalKit {
+    time_cls: Py<PyAny>,
+    /// `pytz.FixedOffset`, asked once per offset (in minutes) and kept: pytz returns the
+    /// same object for the same offset, so the kept one is the driver's.
+    fixed_offset: Py<PyAny>,
+    offsets: Mutex<HashMap<i64, Py<PyAny>>>,
+    /// `DateTime` and the datetime tags it is built for (needs `date_cls`).
+    datetime_cls: Option<Py<PyAny>>,
+    datetime_tags: Vec<u8>,
+    duration_cls: Option<Py<PyAny>>,
+}
+
 /// Native hydration for one hydration scope (one result) of the driver.
 ///
 /// ``Hydrator(functions, broken, *, date_cls=None, srid_table=None, graph=None,
-/// node_cls=None, legacy=False)``: ``functions`` is
-/// the scope's tag → hydration function dict (looked up on every call, so it stays the
-/// driver's), ``broken`` its ``BrokenHydrationObject`` class; ``date_cls`` enables native
-/// ``Date`` (tag ``D``), ``srid_table`` (the driver's SRID → ``(class, dimensions)`` table)
-/// native points (tags ``X``, ``Y``), ``graph`` and ``node_cls`` (the scope's ``Graph``
-/// and the ``Node`` class) native nodes and relationships (tags ``N``, ``R``, ``r``;
-/// ``legacy``: also fill the 5.x graph's integer-id dicts). Calling it with a ``Structure`` returns what the
-/// driver's ``_hydrate_structure`` returns for it.
+/// node_cls=None, legacy=False, time_cls=None, fixed_offset=None, datetime_cls=None,
+/// datetime_tags=b"", duration_cls=None, path_cls=None, relationship_cls=None)``:
+/// ``functions`` is the scope's tag → hydration function dict (looked up on every call,
+/// so it stays the driver's), ``broken`` its ``BrokenHydrationObject`` class;
+/// ``date_cls`` enables native ``Date`` (tag ``D``), ``srid_table`` (the driver's SRID →
+/// ``(class, dimensions)`` table) native points (tags ``X``, ``Y``), ``graph`` and
+/// ``node_cls`` (the scope's ``Graph`` and the ``Node`` class) native nodes and
+/// relationships (tags ``N``, ``R``, ``r``; ``legacy``: also fill the 5.x graph's
+/// integer-id dicts), with ``path_cls`` and ``relationship_cls`` also paths (``P``);
+/// ``time_cls`` and ``fixed_offset`` (``pytz.FixedOffset``) times (``t``, ``T``);
+/// ``datetime_cls`` with ``datetime_tags`` (which of ``d`` (local), ``F`` (Bolt < 5:
+/// wall-clock seconds and an offset), ``I`` (UTC seconds and an offset); needs
+/// ``date_cls`` and ``time_cls``) datetimes with no zone or an offset; ``duration_cls`` durations (``E``). Calling it with a
+/// ``Structure`` returns what the driver's ``_hydrate_structure`` returns for it.
+///
+/// ```python
+/// from boltcodec._native import Hydrator, Structure
+/// from neo4j._codec.hydration import BrokenHydrationObject
+/// from neo4j.time import Date
+///
+/// h = Hydrator({}, BrokenHydrationObject, date_cls=Date)
+/// assert h(Structure(b"D", 19000)) == Date(2022, 1, 8)
+/// ```
 #[pyclass(module = "boltcodec._native", frozen)]
 pub struct Hydrator {
     functions: Py<PyDict>,
@@ -94,6 +266,7 @@ pub struct Hydrator {
     date_cls: Option<Py<PyAny>>,
     srid_table: Option<Py<PyDict>>,
     graph: Option<GraphKit>,
+    temporal: Option<TemporalKit>,
     object_new: Py<PyAny>,
     tuple_new: Py<PyAny>,
     /// Structures built natively / handed to the driver's function (for tests and
@@ -115,6 +288,8 @@ struct GraphKit {
     /// 5.x only: `graph._legacy_nodes` / `_legacy_relationships` (integer id → entity).
     legacy_nodes: Option<Py<PyDict>>,
     legacy_relationships: Option<Py<PyDict>>,
+    /// `Path` and the `Relationship` base class, for native paths.
+    path: Option<(Py<PyAny>, Py<PyAny>)>,
 }
 
 /// `{k: v for k, v in properties.items() if v is not None}` (the driver's entity
@@ -168,6 +343,9 @@ impl GraphKit {
         id: &Bound<'py, PyAny>,
         properties: Bound<'py, PyDict>,
     ) -> PyResult<()> {
+        // The properties dict is a leaf (nothing points back at it): CPython tracks it
+        // again if a later merge puts a container into it.
+        untrack(&properties);
         obj.setattr(pyo3::intern!(py, "_graph"), self.graph.bind(py))?;
         obj.setattr(pyo3::intern!(py, "_element_id"), element_id)?;
         obj.setattr(pyo3::intern!(py, "_id"), id)?;
@@ -195,13 +373,14 @@ impl GraphKit {
                 let merged = existing
                     .getattr(name)?
                     .call_method1(pyo3::intern!(py, "union"), (l,))?;
+                untrack(&merged);
                 existing.setattr(name, merged)?;
             }
             if let Some(p) = properties.filter(|p| !p.is_none()) {
                 if p.is_truthy()? {
-                    existing
-                        .getattr(pyo3::intern!(py, "_properties"))?
-                        .call_method1(pyo3::intern!(py, "update"), (p,))?;
+                    let mine = existing.getattr(pyo3::intern!(py, "_properties"))?;
+                    mine.call_method1(pyo3::intern!(py, "update"), (p,))?;
+                    untrack(&mine);
                 }
             }
             return Ok(Some(existing));
@@ -219,6 +398,7 @@ impl GraphKit {
             Some(l) => pyo3::types::PyFrozenSet::new(py, l.iter())?,
             None => pyo3::types::PyFrozenSet::empty(py)?,
         };
+        untrack(&labels); // strings only: never part of a cycle
         obj.setattr(pyo3::intern!(py, "_labels"), labels)?;
         nodes.set_item(element_id, &obj)?;
         if let Some(legacy) = &self.legacy_nodes {
@@ -264,23 +444,251 @@ impl GraphKit {
     }
 }
 
-impl Hydrator {
-    /// `N`: (id, labels, properties[, element_id]).
-    fn node<'py>(
-        &self,
-        py: Python<'py>,
-        g: &GraphKit,
-        fields: &Bound<'py, PyList>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        if !matches!(fields.len(), 3 | 4) {
-            return Ok(None);
+/// `pytz.FixedOffset(minutes)` (kept per Hydrator), or `None` where pytz refuses it.
+fn offset_zone<'py>(py: Python<'py>, kit: &TemporalKit, minutes: i64) -> Built<'py> {
+    if let Some(zone) = kit
+        .offsets
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&minutes).map(|z| z.clone_ref(py)))
+    {
+        return Ok(Some(zone.into_bound(py)));
+    }
+    match kit.fixed_offset.bind(py).call1((minutes,)) {
+        Ok(zone) => {
+            if let Ok(mut m) = kit.offsets.lock() {
+                m.insert(minutes, zone.clone().unbind());
+            }
+            Ok(Some(zone))
         }
-        let id = fields.get_item(0)?;
-        let Some(id_value) = exact_i64(&id) else {
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyException>(py) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+impl Hydrator {
+    fn new_object<'py>(&self, py: Python<'py>, cls: &Py<PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.object_new.bind(py).call1((cls.bind(py),))
+    }
+
+    /// The driver's `Date` of a proleptic Gregorian ordinal, `None` outside 1..=9999-12-31
+    /// (ordinal 0 is the driver's ZeroDate singleton, the rest its error).
+    fn date_at<'py>(&self, py: Python<'py>, ordinal: i64) -> Built<'py> {
+        let Some(cls) = &self.date_cls else {
             return Ok(None);
         };
-        let labels = fields.get_item(1)?;
-        let Ok(labels) = labels.cast_into_exact::<PyList>() else {
+        if !(1..=MAX_ORDINAL).contains(&ordinal) {
+            return Ok(None);
+        }
+        let (year, month, day) = civil_from_ordinal(ordinal);
+        let obj = self.new_object(py, cls)?;
+        obj.setattr(pyo3::intern!(py, "_Date__ordinal"), ordinal)?;
+        obj.setattr(pyo3::intern!(py, "_Date__year"), year)?;
+        obj.setattr(pyo3::intern!(py, "_Date__month"), month)?;
+        obj.setattr(
+            pyo3::intern!(py, "_Date__day"),
+            internal_day(year, month, day),
+        )?;
+        untrack(&obj);
+        Ok(Some(obj))
+    }
+
+    /// The driver's `Time` of `ticks` nanoseconds since midnight (`0..DAY_NANOS`, checked
+    /// by the caller) in `zone` (`None`: a local time).
+    fn time_at<'py>(
+        &self,
+        py: Python<'py>,
+        kit: &TemporalKit,
+        ticks: i64,
+        zone: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (seconds, nanosecond) = (ticks / NANOS, ticks % NANOS);
+        let obj = self.new_object(py, &kit.time_cls)?;
+        obj.setattr(pyo3::intern!(py, "_Time__ticks"), ticks)?;
+        obj.setattr(pyo3::intern!(py, "_Time__hour"), seconds / 3600)?;
+        obj.setattr(pyo3::intern!(py, "_Time__minute"), seconds / 60 % 60)?;
+        obj.setattr(pyo3::intern!(py, "_Time__second"), seconds % 60)?;
+        obj.setattr(pyo3::intern!(py, "_Time__nanosecond"), nanosecond)?;
+        obj.setattr(pyo3::intern!(py, "_Time__tzinfo"), zone)?;
+        untrack(&obj);
+        Ok(obj)
+    }
+
+    /// `D`: (days since 1970-01-01).
+    fn date<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        match f.int(0)?.and_then(|d| d.checked_add(UNIX_EPOCH_ORDINAL)) {
+            Some(ordinal) => self.date_at(py, ordinal),
+            None => Ok(None),
+        }
+    }
+
+    /// `t`: (nanoseconds since midnight); `T`: (nanoseconds, offset in seconds).
+    fn time<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some(kit) = &self.temporal else {
+            return Ok(None);
+        };
+        let Some(ticks) = f.int(0)?.filter(|t| (0..DAY_NANOS).contains(t)) else {
+            return Ok(None); // the driver's error
+        };
+        let zone = if f.len() == 2 {
+            let Some(offset) = f.int(1)? else {
+                return Ok(None);
+            };
+            match offset_zone(py, kit, offset.div_euclid(60))? {
+                Some(z) => Some(z),
+                None => return Ok(None),
+            }
+        } else {
+            None
+        };
+        Ok(Some(self.time_at(py, kit, ticks, zone)?))
+    }
+
+    /// A `DateTime` from (seconds, nanoseconds[, offset in seconds]) read as `mode` says.
+    fn datetime<'py>(
+        &self,
+        py: Python<'py>,
+        f: &Fields<'_, 'py>,
+        tag: u8,
+        mode: DateTimeMode,
+    ) -> Built<'py> {
+        let Some(kit) = &self.temporal else {
+            return Ok(None);
+        };
+        let Some(cls) = kit
+            .datetime_cls
+            .as_ref()
+            .filter(|_| kit.datetime_tags.contains(&tag))
+        else {
+            return Ok(None);
+        };
+        let Some([seconds, nanos]) = f.ints::<2>(0)? else {
+            return Ok(None);
+        };
+        if !(0..NANOS).contains(&nanos) {
+            return Ok(None); // the driver's error
+        }
+        let (wall, zone) = if mode == DateTimeMode::Local {
+            (seconds, None)
+        } else {
+            let Some(offset) = f.int(2)? else {
+                return Ok(None);
+            };
+            let minutes = offset.div_euclid(60);
+            let wall = if mode == DateTimeMode::Utc {
+                // The driver converts through the UTC instant: it too must be in range.
+                let utc_day = seconds.div_euclid(86_400).checked_add(UNIX_EPOCH_ORDINAL);
+                if !utc_day.is_some_and(|o| (1..=MAX_ORDINAL).contains(&o)) {
+                    return Ok(None);
+                }
+                match seconds.checked_add(minutes * 60) {
+                    Some(w) => w,
+                    None => return Ok(None),
+                }
+            } else {
+                seconds
+            };
+            match offset_zone(py, kit, minutes)? {
+                Some(z) => (wall, Some(z)),
+                None => return Ok(None),
+            }
+        };
+        let Some(ordinal) = wall.div_euclid(86_400).checked_add(UNIX_EPOCH_ORDINAL) else {
+            return Ok(None);
+        };
+        let Some(date) = self.date_at(py, ordinal)? else {
+            return Ok(None);
+        };
+        let time = self.time_at(py, kit, wall.rem_euclid(86_400) * NANOS + nanos, zone)?;
+        let obj = self.new_object(py, cls)?;
+        obj.setattr(pyo3::intern!(py, "_DateTime__date"), date)?;
+        obj.setattr(pyo3::intern!(py, "_DateTime__time"), time)?;
+        untrack(&obj);
+        Ok(Some(obj))
+    }
+
+    /// `d`: (seconds, nanoseconds), a local datetime.
+    fn local_datetime<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        self.datetime(py, f, b'd', DateTimeMode::Local)
+    }
+
+    /// `F` (Bolt < 5 without the utc patch): wall-clock seconds, nanoseconds, offset.
+    fn offset_datetime_legacy<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        self.datetime(py, f, b'F', DateTimeMode::Legacy)
+    }
+
+    /// `I` (Bolt 5, 4.4 with the utc patch): UTC seconds, nanoseconds, offset.
+    fn offset_datetime_utc<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        self.datetime(py, f, b'I', DateTimeMode::Utc)
+    }
+
+    /// `E`: (months, days, seconds, nanoseconds), normalised and range-checked as the
+    /// driver's `Duration(months=, days=, seconds=, nanoseconds=)` does.
+    fn duration<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some(cls) = self.temporal.as_ref().and_then(|k| k.duration_cls.as_ref()) else {
+            return Ok(None);
+        };
+        let Some([months, days, seconds, nanos]) = f.ints::<4>(0)? else {
+            return Ok(None);
+        };
+        let total = i128::from(seconds) * i128::from(NANOS) + i128::from(nanos);
+        // Both parts carry the sign of the whole (the driver's symmetric divmod).
+        let (s, ns) = (total / i128::from(NANOS), total % i128::from(NANOS));
+        let average =
+            i128::from(months) * 2_629_746 + i128::from(days) * 86_400 + s - i128::from(ns < 0);
+        let (Ok(s), Ok(_)) = (i64::try_from(s), i64::try_from(average)) else {
+            return Ok(None); // the driver's error
+        };
+        let tuple = PyTuple::new(py, [months, days, s, ns as i64])?;
+        let obj = self.tuple_new.bind(py).call1((cls.bind(py), tuple))?;
+        untrack(&obj);
+        Ok(Some(obj))
+    }
+
+    /// `X`: (srid, x, y); `Y`: (srid, x, y, z).
+    fn point<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some(table) = &self.srid_table else {
+            return Ok(None);
+        };
+        let srid = f.get(0)?;
+        if !srid.is_exact_instance_of::<PyInt>() {
+            return Ok(None);
+        }
+        let Some(entry) = table.bind(py).get_item(&srid)? else {
+            return Ok(None); // an unknown SRID: the driver's plain Point
+        };
+        let Ok(entry) = entry.cast_into::<PyTuple>() else {
+            return Ok(None);
+        };
+        let n = f.len();
+        if entry.len() != 2 || exact_i64(&entry.get_item(1)?) != Some(n as i64 - 1) {
+            return Ok(None); // wrong dimensions: the driver's error
+        }
+        let mut coords = Vec::with_capacity(n - 1);
+        for i in 1..n {
+            match f.exact::<PyFloat>(i)? {
+                Some(c) => coords.push(c),
+                None => return Ok(None),
+            }
+        }
+        let coords = PyTuple::new(py, coords)?;
+        let obj = self
+            .tuple_new
+            .bind(py)
+            .call1((entry.get_item(0)?, coords))?;
+        untrack(&obj);
+        Ok(Some(obj))
+    }
+
+    /// `N`: (id, labels, properties[, element_id]).
+    fn node<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some(g) = &self.graph else {
+            return Ok(None);
+        };
+        let Some(id_value) = f.int(0)? else {
+            return Ok(None);
+        };
+        let Some(labels) = f.exact::<PyList>(1)? else {
             return Ok(None);
         };
         if !labels
@@ -289,17 +697,18 @@ impl Hydrator {
         {
             return Ok(None);
         }
-        let properties = fields.get_item(2)?;
+        let properties = f.get(2)?;
         if !(properties.is_none() || properties.is_exact_instance_of::<PyDict>()) {
             return Ok(None);
         }
-        let Some(element_id) = element_id(py, fields, 3, id_value)? else {
+        let Some(element_id) = element_id(py, f.0, 3, id_value)? else {
             return Ok(None);
         };
+        let object_new = self.object_new.bind(py);
         g.node(
             py,
-            self.object_new.bind(py),
-            &id,
+            object_new,
+            &f.get(0)?,
             Some(&labels),
             Some(&properties),
             &element_id,
@@ -307,55 +716,40 @@ impl Hydrator {
     }
 
     /// `r`: (id, type, properties[, element_id]).
-    fn unbound_relationship<'py>(
-        &self,
-        py: Python<'py>,
-        g: &GraphKit,
-        fields: &Bound<'py, PyList>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        if !matches!(fields.len(), 3 | 4) {
-            return Ok(None);
-        }
-        let id = fields.get_item(0)?;
-        let Some(id_value) = exact_i64(&id) else {
+    fn unbound_relationship<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some(g) = &self.graph else {
             return Ok(None);
         };
-        let Some(element_id) = element_id(py, fields, 3, id_value)? else {
+        let Some(id_value) = f.int(0)? else {
             return Ok(None);
         };
+        let Some(element_id) = element_id(py, f.0, 3, id_value)? else {
+            return Ok(None);
+        };
+        let object_new = self.object_new.bind(py);
         g.relationship(
             py,
-            self.object_new.bind(py),
-            &id,
-            &fields.get_item(1)?,
-            &fields.get_item(2)?,
+            object_new,
+            &f.get(0)?,
+            &f.get(1)?,
+            &f.get(2)?,
             &element_id,
         )
     }
 
     /// `R`: (id, start id, end id, type, properties[, element_id, start element_id,
     /// end element_id]).
-    fn relationship<'py>(
-        &self,
-        py: Python<'py>,
-        g: &GraphKit,
-        fields: &Bound<'py, PyList>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        if !matches!(fields.len(), 5 | 8) {
+    fn relationship<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some(g) = &self.graph else {
             return Ok(None);
-        }
-        let id = fields.get_item(0)?;
-        let start = fields.get_item(1)?;
-        let end = fields.get_item(2)?;
-        let (Some(id_value), Some(start_value), Some(end_value)) =
-            (exact_i64(&id), exact_i64(&start), exact_i64(&end))
-        else {
+        };
+        let Some([id, start, end]) = f.ints::<3>(0)? else {
             return Ok(None);
         };
         let (Some(element_id), Some(start_eid), Some(end_eid)) = (
-            element_id(py, fields, 5, id_value)?,
-            element_id(py, fields, 6, start_value)?,
-            element_id(py, fields, 7, end_value)?,
+            element_id(py, f.0, 5, id)?,
+            element_id(py, f.0, 6, start)?,
+            element_id(py, f.0, 7, end)?,
         ) else {
             return Ok(None);
         };
@@ -363,91 +757,115 @@ impl Hydrator {
         let Some(rel) = g.relationship(
             py,
             object_new,
-            &id,
-            &fields.get_item(3)?,
-            &fields.get_item(4)?,
+            &f.get(0)?,
+            &f.get(3)?,
+            &f.get(4)?,
             &element_id,
         )?
         else {
             return Ok(None);
         };
         // Endpoints are only looked up or created bare: never merged, always native.
-        let Some(start_node) = g.node(py, object_new, &start, None, None, &start_eid)? else {
+        let Some(start_node) = g.node(py, object_new, &f.get(1)?, None, None, &start_eid)? else {
             return Ok(None);
         };
         rel.setattr(pyo3::intern!(py, "_start_node"), start_node)?;
-        let Some(end_node) = g.node(py, object_new, &end, None, None, &end_eid)? else {
+        let Some(end_node) = g.node(py, object_new, &f.get(2)?, None, None, &end_eid)? else {
             return Ok(None);
         };
         rel.setattr(pyo3::intern!(py, "_end_node"), end_node)?;
         Ok(Some(rel))
     }
 
-    fn date<'py>(
-        &self,
-        py: Python<'py>,
-        cls: &Bound<'py, PyAny>,
-        fields: &Bound<'py, PyList>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        if fields.len() != 1 {
-            return Ok(None);
-        }
-        let Some(days) = exact_i64(&fields.get_item(0)?) else {
-            return Ok(None);
-        };
-        let Some(ordinal) = days.checked_add(UNIX_EPOCH_ORDINAL) else {
+    /// `P`: (nodes, unbound relationships, sequence), as the driver's `hydrate_path`: each
+    /// relationship is given its start and end node in the direction the sequence walks
+    /// it, then the `Path` is made of the start node and the relationships. Anything
+    /// unusual (no node, an odd sequence, an index out of range, a field that is not
+    /// the graph's entity) is the driver's, before any relationship is changed.
+    fn path<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some((g, (path_cls, rel_cls))) = self
+            .graph
+            .as_ref()
+            .and_then(|g| g.path.as_ref().map(|p| (g, p)))
+        else {
             return Ok(None);
         };
-        // 0 is the driver's ZeroDate singleton, the rest an error: both the driver's.
-        if !(1..=MAX_ORDINAL).contains(&ordinal) {
-            return Ok(None);
-        }
-        let (year, month, day) = civil_from_ordinal(ordinal);
-        let obj = self.object_new.bind(py).call1((cls,))?;
-        obj.setattr(pyo3::intern!(py, "_Date__ordinal"), ordinal)?;
-        obj.setattr(pyo3::intern!(py, "_Date__year"), year)?;
-        obj.setattr(pyo3::intern!(py, "_Date__month"), month)?;
-        obj.setattr(
-            pyo3::intern!(py, "_Date__day"),
-            internal_day(year, month, day),
-        )?;
-        Ok(Some(obj))
-    }
-
-    fn point<'py>(
-        &self,
-        py: Python<'py>,
-        table: &Bound<'py, PyDict>,
-        fields: &Bound<'py, PyList>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let n = fields.len();
-        if n < 2 {
-            return Ok(None);
-        }
-        let srid = fields.get_item(0)?;
-        if !srid.is_exact_instance_of::<PyInt>() {
-            return Ok(None);
-        }
-        let Some(entry) = table.get_item(&srid)? else {
-            return Ok(None); // an unknown SRID: the driver's plain Point
-        };
-        let Ok(entry) = entry.cast_into::<PyTuple>() else {
+        let node_cls = &g.node_cls;
+        let (Some(nodes), Some(rels), Some(sequence)) = (
+            f.exact::<PyList>(0)?,
+            f.exact::<PyList>(1)?,
+            f.exact::<PyList>(2)?,
+        ) else {
             return Ok(None);
         };
-        if entry.len() != 2 || exact_i64(&entry.get_item(1)?) != Some(n as i64 - 1) {
-            return Ok(None); // wrong dimensions: the driver's error
+        if nodes.is_empty() || sequence.len() % 2 != 0 {
+            return Ok(None);
         }
-        let mut coords = Vec::with_capacity(n - 1);
-        for i in 1..n {
-            let c = fields.get_item(i)?;
-            if !c.is_exact_instance_of::<PyFloat>() {
+        let node_cls = node_cls.bind(py);
+        let rel_cls = rel_cls.bind(py);
+        if !nodes.iter().all(|n| n.get_type().is(node_cls)) {
+            return Ok(None);
+        }
+        for r in rels.iter() {
+            if !r.is_instance(rel_cls)? {
                 return Ok(None);
             }
-            coords.push(c);
         }
-        let coords = PyTuple::new(py, coords)?;
-        let cls = entry.get_item(0)?;
-        Ok(Some(self.tuple_new.bind(py).call1((cls, coords))?))
+        let seq = Fields(&sequence);
+        let mut steps = Vec::with_capacity(sequence.len() / 2);
+        for i in 0..sequence.len() / 2 {
+            let Some([rel, node]) = seq.ints::<2>(2 * i)? else {
+                return Ok(None);
+            };
+            let rel_at = rel.unsigned_abs() as usize;
+            if rel == 0 || rel_at > rels.len() || !(0..nodes.len() as i64).contains(&node) {
+                return Ok(None);
+            }
+            steps.push((rel > 0, rel_at - 1, node as usize));
+        }
+        let (start_name, end_name) = (
+            pyo3::intern!(py, "_start_node"),
+            pyo3::intern!(py, "_end_node"),
+        );
+        let mut last = nodes.get_item(0)?;
+        let mut walked = Vec::with_capacity(steps.len());
+        for (forward, rel_at, node_at) in steps {
+            let next = nodes.get_item(node_at)?;
+            let r = rels.get_item(rel_at)?;
+            let (start, end) = if forward {
+                (&last, &next)
+            } else {
+                (&next, &last)
+            };
+            r.setattr(start_name, start)?;
+            r.setattr(end_name, end)?;
+            walked.push(r);
+            last = next;
+        }
+        // The Path's own walk, on each relationship's final endpoints (a relationship
+        // walked twice keeps its last direction); a gap is the driver's ValueError.
+        let first = nodes.get_item(0)?;
+        let mut path_nodes = vec![first.clone()];
+        let mut at = first;
+        for r in &walked {
+            let (start, end) = (r.getattr(start_name)?, r.getattr(end_name)?);
+            at = if start.is(&at) {
+                end
+            } else if end.is(&at) {
+                start
+            } else {
+                return Ok(None);
+            };
+            path_nodes.push(at.clone());
+        }
+        let obj = self.new_object(py, path_cls)?;
+        obj.setattr(pyo3::intern!(py, "_nodes"), PyTuple::new(py, path_nodes)?)?;
+        obj.setattr(
+            pyo3::intern!(py, "_relationships"),
+            PyTuple::new(py, walked)?,
+        )?;
+        untrack(&obj);
+        Ok(Some(obj))
     }
 
     /// What the driver's `_hydrate_structure` does: `f(*fields)`, an exception becoming
@@ -490,30 +908,12 @@ impl Hydrator {
         let tag = s.tag.bind(py);
         let fields = s.fields.bind(py);
         let byte = match tag.cast::<PyBytes>() {
-            Ok(b) if b.as_bytes().len() == 1 => b.as_bytes()[0],
-            _ => 0,
+            Ok(b) if b.as_bytes().len() == 1 => Some(b.as_bytes()[0]),
+            _ => None,
         };
-        let built = match byte {
-            b'D' => match &self.date_cls {
-                Some(cls) => self.date(py, cls.bind(py), fields)?,
-                None => None,
-            },
-            b'X' | b'Y' => match &self.srid_table {
-                Some(table) => self.point(py, table.bind(py), fields)?,
-                None => None,
-            },
-            b'N' => match &self.graph {
-                Some(g) => self.node(py, g, fields)?,
-                None => None,
-            },
-            b'R' => match &self.graph {
-                Some(g) => self.relationship(py, g, fields)?,
-                None => None,
-            },
-            b'r' => match &self.graph {
-                Some(g) => self.unbound_relationship(py, g, fields)?,
-                None => None,
-            },
+        let kind = byte.and_then(|b| KINDS.iter().find(|k| k.tag == b));
+        let built = match kind {
+            Some(k) if k.arity.contains(&fields.len()) => (k.build)(self, py, &Fields(fields))?,
             _ => None,
         };
         match built {
@@ -531,7 +931,9 @@ impl Hydrator {
     #[new]
     #[pyo3(signature = (
         functions, broken, *, date_cls = None, srid_table = None, graph = None,
-        node_cls = None, legacy = false,
+        node_cls = None, legacy = false, time_cls = None, fixed_offset = None,
+        datetime_cls = None, datetime_tags = None, duration_cls = None, path_cls = None,
+        relationship_cls = None,
     ))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn new(
@@ -543,6 +945,13 @@ impl Hydrator {
         graph: Option<Bound<'_, PyAny>>,
         node_cls: Option<Py<PyAny>>,
         legacy: bool,
+        time_cls: Option<Py<PyAny>>,
+        fixed_offset: Option<Py<PyAny>>,
+        datetime_cls: Option<Py<PyAny>>,
+        datetime_tags: Option<Vec<u8>>,
+        duration_cls: Option<Py<PyAny>>,
+        path_cls: Option<Py<PyAny>>,
+        relationship_cls: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let graph = match (graph, node_cls) {
             (Some(graph), Some(node_cls)) => {
@@ -564,9 +973,21 @@ impl Hydrator {
                     } else {
                         None
                     },
+                    path: path_cls.zip(relationship_cls),
                     graph: graph.unbind(),
                 })
             }
+            _ => None,
+        };
+        let temporal = match (time_cls, fixed_offset) {
+            (Some(time_cls), Some(fixed_offset)) => Some(TemporalKit {
+                time_cls,
+                fixed_offset,
+                offsets: Mutex::new(HashMap::new()),
+                datetime_cls: datetime_cls.filter(|_| date_cls.is_some()),
+                datetime_tags: datetime_tags.unwrap_or_default(),
+                duration_cls,
+            }),
             _ => None,
         };
         let builtins = py.import("builtins")?;
@@ -578,6 +999,7 @@ impl Hydrator {
             date_cls,
             srid_table,
             graph,
+            temporal,
             object_new,
             tuple_new,
             native: AtomicU64::new(0),
@@ -623,6 +1045,22 @@ impl Hydrator {
             }
             if let Some(d) = &g.legacy_relationships {
                 visit.call(d)?;
+            }
+            if let Some((p, r)) = &g.path {
+                visit.call(p)?;
+                visit.call(r)?;
+            }
+        }
+        if let Some(k) = &self.temporal {
+            visit.call(&k.time_cls)?;
+            visit.call(&k.fixed_offset)?;
+            for c in [&k.datetime_cls, &k.duration_cls].into_iter().flatten() {
+                visit.call(c)?;
+            }
+            if let Ok(m) = k.offsets.lock() {
+                for z in m.values() {
+                    visit.call(z)?;
+                }
             }
         }
         Ok(())

@@ -26,6 +26,7 @@ mod encode;
 mod errors;
 mod ffi;
 mod hydrate;
+mod record;
 mod structure;
 
 use packstream::{DecodeLimits, DecodeOptions};
@@ -212,6 +213,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dropin::neo4j_unpack_v2, m)?)?;
     m.add_function(wrap_pyfunction!(dropin::swap_endian, m)?)?;
     m.add_class::<hydrate::Hydrator>()?;
+    m.add_function(wrap_pyfunction!(record::record_new, m)?)?;
     m.add_class::<arrow::ArrowBatches>()?;
     m.add_class::<arrow::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(arrow::decode_records, m)?)?;

@@ -19,7 +19,7 @@ import pytest
 
 neo4j = pytest.importorskip("neo4j")
 
-from test_dropin_release import TRIPLES, canon  # noqa: E402
+from test_dropin_release import ADDRESS, TRIPLES, canon, outcome  # noqa: E402
 
 from boltcodec import _hydration, _native, dropin  # noqa: E402
 
@@ -117,8 +117,8 @@ def point_cases() -> list[t.Any]:
 
 
 def other_cases() -> list[t.Any]:
-    """Everything the driver's own functions still build: times, durations, vectors,
-    unknown tags, malformed structures (the Hydrator calls the driver's function)."""
+    """Times, datetimes and durations (built natively), named zones, vectors, unsupported
+    types, unknown tags, malformed structures (the driver's own functions)."""
     return [
         S(b"t", 0),
         S(b"t", 86_399_999_999_999),
@@ -165,6 +165,209 @@ def other_cases() -> list[t.Any]:
     ]
 
 
+def temporal_cases() -> list[t.Any]:
+    """Times, datetimes and durations: ordinary values, both ends of every range, values
+    just beyond them, BCE, offsets of whole minutes and not, offsets pytz refuses, named
+    zones (the driver's), and fields of the wrong type."""
+    day = 86_400_000_000_000
+    cases = []
+    for ticks in (0, 1, day - 1, day, -1, 45_296_789_000_123, I64_MAX, I64_MIN):
+        cases.append(S(b"t", ticks))
+        for off in (0, 1, 59, 60, -1, -61, 3600, -64800, 64800, 86340, 86399, 86400, -86400):
+            cases.append(S(b"T", ticks, off))
+    cases += [
+        S(b"T", 1, 2**63 - 1),
+        S(b"T", 1, -(2**63)),
+        S(b"T", 1, None),
+        S(b"T", 1, 1.5),
+        S(b"T", 1, "+01:00"),
+        S(b"T", True, 0),
+        S(b"t", 1.0),
+        S(b"t", 2**64),
+        S(b"t"),
+        S(b"t", 1, 2, 3),
+    ]
+    seconds = (
+        0,
+        -1,
+        86399,
+        1_600_000_000,
+        951_782_400,  # 2000-02-29
+        -62_135_596_800,  # 0001-01-01T00:00:00
+        -62_135_596_801,  # the second before it (BCE)
+        253_402_300_799,  # 9999-12-31T23:59:59
+        253_402_300_800,
+        -100_000_000_000,  # well BCE
+        I64_MAX,
+        I64_MIN,
+    )
+    for s in seconds:
+        for ns in (0, 999_999_999, 1_000_000_000, -1):
+            cases.append(S(b"d", s, ns))
+        for tag in (b"F", b"I"):
+            for off in (0, 59, -1, 3600, -45240, 50400, -64800, 86400, I64_MAX):
+                cases.append(S(tag, s, 123, off))
+    for tag in (b"F", b"I", b"d"):
+        cases += [
+            S(tag, 1, 2, None),
+            S(tag, 1, 2, 3.0),
+            S(tag, 1.0, 2, 3),
+            S(tag, 1, True, 3),
+            S(tag, 1, 2),
+            S(tag, 1),
+            S(tag, 1, 2, 3, 4),
+        ]
+    for tag in (b"f", b"i"):
+        for zone in ("Europe/Stockholm", "America/New_York", "UTC", "Etc/GMT+5", "No/Zone"):
+            cases += [S(tag, 1_600_000_000, 5, zone), S(tag, -62_135_596_800, 0, zone)]
+    for fields in (
+        (1, 2, 3, 4),
+        (0, 0, 0, 0),
+        (-1, -2, -3, -4),
+        (0, 0, 1, -1),
+        (0, 0, -1, 1),
+        (0, 0, 0, 2_500_000_001),
+        (0, 0, 0, -2_500_000_001),
+        (I64_MAX, 0, 0, 0),
+        (3_507_324_295_030, 0, 0, 0),
+        (3_507_324_295_031, 0, 0, 0),
+        (0, I64_MAX, 0, 0),
+        (0, 0, I64_MAX, 0),
+        (0, 0, I64_MAX, 999_999_999),
+        (0, 0, I64_MIN, 0),
+        (0, 0, I64_MIN, -1),
+        (I64_MIN, I64_MIN, I64_MIN, I64_MIN),
+        (1, 2, 3, 4.0),
+        (1, 2, 3, True),
+        (1, 2, 3, None),
+        (1, 2, 3),
+        (1, 2, 3, 4, 5),
+    ):
+        cases.append(S(b"E", *fields))
+    return cases
+
+
+def path_cases() -> list[t.Any]:
+    """Paths (each hydrated in a fresh scope): ordinary, backwards, a relationship walked
+    several times, and every malformed shape the driver's asserts and Path reject."""
+    a = S(b"N", 1, ["A"], {"k": 1}, "4:x:1")
+    b = S(b"N", 2, ["B"], {}, "4:x:2")
+    c = S(b"N", 3, [], {}, "4:x:3")
+    r1 = S(b"r", 10, "KNOWS", {"w": 1}, "5:x:10")
+    r2 = S(b"r", 11, "LIKES", {}, "5:x:11")
+    return [
+        S(b"P", [a], [], []),
+        S(b"P", [a, b], [r1], [1, 1]),
+        S(b"P", [a, b, c], [r1, r2], [1, 1, -2, 2]),
+        S(b"P", [a, b], [r1], [1, 1, -1, 0, 1, 1]),
+        S(b"P", [a, b, c], [r1], [1, 1, 1, 2]),  # r1 walked twice in one direction
+        S(b"P", [a, b], [r1], [1, 0]),  # back to itself
+        S(b"P", [a, a], [r1], [1, 1]),
+        S(b"P", [], [], []),
+        S(b"P", [a], [], [1]),
+        S(b"P", [a, b], [r1], [0, 1]),
+        S(b"P", [a, b], [r1], [2, 1]),
+        S(b"P", [a, b], [r1], [-2, 1]),
+        S(b"P", [a, b], [r1], [1, 2]),
+        S(b"P", [a, b], [r1], [1, -1]),  # Python's negative index
+        S(b"P", [a, b], [r1], [1, True]),
+        S(b"P", [a, b], [r1], [1.0, 1]),
+        S(b"P", [a, "b"], [r1], [1, 1]),
+        S(b"P", [a, b], ["r"], [1, 1]),
+        S(b"P", [a, b], [S(b"r", "x", "T", {})], [1, 1]),
+        S(b"P", (a,), [], []),
+        S(b"P", [a], [], [], []),
+        S(b"P", [a], []),
+        S(b"P", None, None, None),
+    ]
+
+
+@pytest.mark.parametrize(("name", "handler"), HANDLERS, ids=HANDLER_IDS)
+def test_paths_hydrate_as_the_release_hydrates_them(name, handler) -> None:
+    native = 0
+    for p in path_cases():
+        mine_scope, mine = native_scope(handler)
+        theirs_scope = handler().new_hydration_scope()
+        theirs = theirs_scope.hydration_hooks[S]
+        got = mine(_nested(p, mine))
+        want = theirs(_nested(p, theirs))
+        assert _path_key(got) == _path_key(want), (name, p)
+        if type(want).__name__ == "Path":
+            assert hash(got) == hash(want)
+            # The path's relationships are the graph's, their endpoints set as the driver's.
+            for r in got.relationships:
+                assert mine_scope.get_graph()._relationships[r.element_id] is r
+        assert _graph_canon(mine_scope.get_graph()) == _graph_canon(theirs_scope.get_graph())
+        native += mine.counts[0]
+    assert native > 20
+
+
+def _path_key(v: t.Any) -> t.Any:
+    """canon(), also for the paths the driver builds with a non-node in them."""
+    if type(v).__name__ != "Path":
+        return canon(v)
+    return (
+        ADDRESS.sub("0x?", repr(v)),
+        [outcome(lambda e=e: e) for e in (*v.nodes, *v.relationships)],
+    )
+
+
+def _nested(s: t.Any, hook: t.Any) -> t.Any:
+    """``s`` with the structures inside its list fields hydrated first, as decoding does."""
+    fields = [
+        [hook(x) if isinstance(x, S) else x for x in v] if type(v) is list else v for v in s.fields
+    ]
+    return S(s.tag, *fields)
+
+
+def _graph_canon(g: t.Any) -> t.Any:
+    return (
+        sorted(canon(n) for n in g.nodes),
+        sorted(str(outcome(lambda r=r: canon(r))) for r in g.relationships),
+    )
+
+
+@pytest.mark.parametrize(("name", "handler"), HANDLERS, ids=HANDLER_IDS)
+def test_times_datetimes_and_durations_are_built_natively_as_the_release_builds_them(
+    name, handler
+) -> None:
+    native = built = 0
+    tags = {b"t", b"T", b"d", b"E", b"I" if b"I" in handler().struct_hydration_functions else b"F"}
+    for s in temporal_cases():
+        _scope, hydrator = native_scope(handler)
+        theirs = handler().new_hydration_scope().hydration_hooks[S]
+        got, want = hydrator(s), theirs(s)
+        # canon() hashes: the driver's hash raises near the ends of the range, alike.
+        assert outcome(lambda g=got: canon(g)) == outcome(lambda w=want: canon(w)), (name, s)
+        assert ADDRESS.sub("", repr(got)) == ADDRESS.sub("", repr(want)), (name, s)
+        if type(want).__name__ != "BrokenHydrationObject":
+            assert vars(got) == vars(want), (name, s)
+            # Natively: the usual field count, all exact ints, not the ZeroDate year 0.
+            usual = len(s.fields) == {b"t": 1, b"T": 2, b"d": 2, b"E": 4}.get(s.tag, 3)
+            ints = all(type(x) is int for x in s.fields)
+            built += s.tag in tags and usual and ints and "DateTime(0," not in repr(want)
+        native += hydrator.counts[0]
+    # Every value of these tags the driver builds without an error was built natively.
+    assert native == built, (native, built)
+    assert native > 100
+
+
+def test_a_time_with_an_offset_is_a_native_time_in_pytz_fixed_offset() -> None:
+    import pytz
+    from neo4j.time import DateTime, Duration, Time
+
+    _scope, h = native_scope(HANDLERS[-1][1])
+    t_ = h(S(b"T", 45_296_789_000_123, 3600))
+    assert type(t_) is Time
+    assert t_ == Time(12, 34, 56, 789_000_123, tzinfo=pytz.FixedOffset(60))
+    assert t_.tzinfo is pytz.FixedOffset(60)
+    dt = h(S(b"I", 1_600_000_000, 7, -18000))
+    assert type(dt) is DateTime
+    assert dt == DateTime(2020, 9, 13, 7, 26, 40, 7, tzinfo=pytz.FixedOffset(-300))
+    assert h(S(b"E", 1, 2, 3, -4)) == Duration(months=1, days=2, seconds=3, nanoseconds=-4)
+    assert h.counts == (3, 0)
+
+
 def graph_sequence() -> list[t.Any]:
     """Entities in the order one result would bring them (shared graph per scope)."""
     node = S(b"N", 1, ["Person"], {"name": "Ada", "gone": None}, "4:db:1")
@@ -205,6 +408,11 @@ def test_the_hydrator_replaces_the_releases_hook() -> None:
         assert "D" in _hydration.state["kinds"], _hydration.state
         assert "XY" in _hydration.state["kinds"], _hydration.state
         assert "NRr" in _hydration.state["kinds"], _hydration.state
+        for kind in ("P", "tT", "E"):
+            assert kind in _hydration.state["kinds"], _hydration.state
+        # Local datetimes and the offset tag this handler has (F before Bolt 5, I after).
+        offset_tag = "I" if b"I" in scope._struct_hydration_functions else "F"
+        assert "d" + offset_tag in _hydration.state["kinds"], _hydration.state
         assert _hydration.state["reason"] == "active", _hydration.state
         # The other hooks stay the driver's.
         for k, v in scope.hydration_hooks.items():
@@ -302,3 +510,35 @@ def test_status_reports_the_hydration_level_after_a_result() -> None:
         assert "D" in status["hydration_kinds"]
     else:
         assert status["hydration"] is False
+
+
+def test_leaves_are_untracked_by_the_gc_and_entities_stay_tracked() -> None:
+    """Dates, times, points, durations, paths, properties and labels cannot be part of a
+    cycle and are built untracked; nodes and relationships (their graph points back at
+    them) stay tracked, so the graph's cycles are still collected."""
+    import gc
+    import weakref
+
+    scope, h = native_scope(HANDLERS[-1][1])
+    leaves = [
+        h(S(b"D", 1)),
+        h(S(b"t", 1)),
+        h(S(b"I", 1, 2, 3600)),
+        h(S(b"E", 1, 2, 3, 4)),
+        h(S(b"X", 7203, 1.0, 2.0)),
+    ]
+    node = h(S(b"N", 1, ["A"], {"tags": [1, 2]}, "4:x:1"))
+    h(S(b"N", 1, ["B"], {"more": [3]}, "4:x:1"))  # merged: still untracked leaves
+    h(S(b"r", 5, "T", {}, "5:x:5"))  # a type new to the graph: the driver makes its class
+    rel = h(S(b"R", 2, 1, 3, "T", {"d": leaves[0]}, "5:x:2", "4:x:1", "4:x:3"))
+    path = h(S(b"P", [node, rel.end_node], [h(S(b"r", 2, "T", {}, "5:x:2"))], [1, 1]))
+    assert h.counts == (10, 1)
+    for v in [*leaves, node._labels, node._properties, rel._properties, path]:
+        assert not gc.is_tracked(v), v
+    assert gc.is_tracked(node)
+    assert gc.is_tracked(rel)
+    # The graph's cycles (graph -> node -> graph) are still collected.
+    graph = weakref.ref(scope.get_graph())
+    del scope, h, node, rel, path, v
+    gc.collect()
+    assert graph() is None

@@ -13,8 +13,11 @@ Recognised means, on the running driver release, not from a list of versions:
   hook itself on sample structures (a good one, one whose function raises, an unknown
   tag): the same values, the same ``BrokenHydrationObject`` errors;
 * per kind, the scope's function for the tag (``hydrate_date`` for ``D``,
-  ``hydrate_point`` for ``X``/``Y``, the graph hydrator's ``hydrate_node``,
-  ``hydrate_relationship``, ``hydrate_unbound_relationship`` for ``N``/``R``/``r``) and
+  ``hydrate_point`` for ``X``/``Y``, ``hydrate_time`` for ``t``/``T``,
+  ``hydrate_datetime`` for ``d`` and the offset tags ``F`` (Bolt < 5: wall-clock seconds)
+  and ``I`` (Bolt 5 and the 4.4 utc patch: UTC seconds), ``hydrate_duration`` for ``E``,
+  the graph hydrator's ``hydrate_node``, ``hydrate_relationship``,
+  ``hydrate_unbound_relationship`` and ``hydrate_path`` for ``N``/``R``/``r``/``P``) and
   the class or table it builds from are found in that function's module or object, and
   the native builder is checked against the function on sample values (type,
   attributes, ``==``, ``hash``, ``repr``; for graph entities also which are the same
@@ -22,8 +25,9 @@ Recognised means, on the running driver release, not from a list of versions:
   the check stays the driver's.
 
 Each function is checked once (the result is kept with the function). Values the native
-builders do not handle (out of range, zero date, unknown SRID, unusual field types) are
-passed to the driver's own function, so their results and errors are the driver's.
+builders do not handle (out of range, zero date, unknown SRID, named time zones (``f``,
+``i``), vectors, unsupported types, unusual field types) are passed to the driver's own
+function, so their results and errors are the driver's.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import logging
 import os
 import typing as t
 
-from . import _native
+from . import _native, _records
 
 log = logging.getLogger("neo4j.boltcodec")
 
@@ -44,8 +48,8 @@ ENABLED = os.environ.get(ENV, "").strip().lower() not in ("0", "off", "false", "
 #: The reasons already logged (each is logged once).
 _logged: set[str] = set()
 
-#: The result of each check: id(function) -> (function, passed, why not).
-_checked: dict[int, tuple[t.Any, bool, str]] = {}
+#: The result of each check: (id(function), tag) -> (function, passed, why not).
+_checked: dict[tuple[int, int], tuple[t.Any, bool, str]] = {}
 
 #: What the last recognition found: ``active`` (a native kind is in use), ``kinds``
 #: (the tags built natively), ``reason``.
@@ -92,6 +96,57 @@ POINT_SAMPLES = (
 )
 
 
+S = _native.Structure
+
+#: Times (t, T) the native Time is checked on: midnight, the last nanosecond, offsets of
+#: whole minutes and not, east and west, zero (pytz's utc).
+TIME_SAMPLES = [
+    S(b"t", 0),
+    S(b"t", 86_399_999_999_999),
+    S(b"t", 45_296_789_000_123),
+    S(b"T", 45_296_789_000_123, 3600),
+    S(b"T", 1, -64800),
+    S(b"T", 5, 0),
+    S(b"T", 5, 59),
+    S(b"T", 5, -1),
+    S(b"T", 86_399_999_999_999, 50399),
+]
+
+#: Durations (E) the native Duration is checked on: signs mixed, nanoseconds beyond a
+#: second both ways, the largest values in range.
+DURATION_SAMPLES = [
+    S(b"E", 1, 2, 3, 4),
+    S(b"E", 0, 0, 0, 0),
+    S(b"E", -1, -2, -3, -4),
+    S(b"E", 0, 0, 1, -1),
+    S(b"E", 0, 0, -1, 1),
+    S(b"E", 14, 35, 86_401, 2_500_000_000),
+    S(b"E", 0, 0, 0, -2_500_000_001),
+    S(b"E", 0, 0, 2**63 - 1, 0),
+    S(b"E", 3_507_324_295_030, 0, 0, 0),
+]
+
+
+def datetime_samples(tag: int) -> list[t.Any]:
+    """Return the datetimes of ``tag`` the native DateTime is checked on.
+
+    ``d``: (seconds, nanoseconds); ``F``, ``I``: also an offset. The epoch, before it,
+    both ends of the driver's range, a leap day, nanoseconds, offsets of whole minutes
+    and not.
+    """
+    seconds = (0, -1, 1_600_000_000, -62135596800, 253402300799, 951782400, 86399)
+    nanos = (0, 999_999_999, 5)
+    offsets = (0, 3600, -45240, 59, -1, 50400, -64800)
+    out = []
+    for i, s in enumerate(seconds):
+        ns = nanos[i % len(nanos)]
+        if tag == ord("d"):
+            out.append(S(b"d", s, ns))
+        else:
+            out += [S(bytes([tag]), s, ns, off) for off in offsets]
+    return out
+
+
 def _same(a: t.Any, b: t.Any) -> bool:
     """Tell whether two hydrated values are indistinguishable."""
     if type(a) is not type(b):
@@ -100,12 +155,27 @@ def _same(a: t.Any, b: t.Any) -> bool:
         return False
     if getattr(a, "__dict__", None) != getattr(b, "__dict__", None):
         return False
-    return a == b and hash(a) == hash(b) and repr(a) == repr(b)
+    # hash and == may raise on the driver's own values (a datetime at the end of the
+    # range whose UTC instant is beyond it): then both must raise alike.
+    return all(
+        _outcome(lambda op=op: op(a)) == _outcome(lambda op=op: op(b))
+        for op in (lambda v: v == (b if v is a else a), hash, repr)
+    )
 
 
-def _check(function: t.Any, run: t.Callable[[], str | None]) -> tuple[bool, str]:
-    """Run ``run`` (returns why the check failed, or None) once per ``function``."""
-    done = _checked.get(id(function))
+def _outcome(fn: t.Callable[[], t.Any]) -> tuple:
+    try:
+        return ("ok", fn())
+    except Exception as error:
+        return ("raised", type(error), str(error))
+
+
+def _check(function: t.Any, run: t.Callable[[], str | None], tag: int = 0) -> tuple[bool, str]:
+    """Run ``run`` (returns why the check failed, or None) once per ``function``.
+
+    ``tag`` tells apart the checks of a function that serves several tags differently.
+    """
+    done = _checked.get((id(function), tag))
     if done is not None and done[0] is function:
         return done[1], done[2]
     try:
@@ -113,7 +183,7 @@ def _check(function: t.Any, run: t.Callable[[], str | None]) -> tuple[bool, str]
     except Exception as error:
         problem = f"the check raised {error!r}"
     ok = problem is None
-    _checked[id(function)] = (function, ok, problem or "")
+    _checked[(id(function), tag)] = (function, ok, problem or "")
     return ok, problem or ""
 
 
@@ -138,7 +208,7 @@ def _check_delegation(hook: t.Any, functions: dict, broken: type) -> str | None:
     return None
 
 
-def _date_kit(functions: dict, broken: type) -> tuple[dict, str | None]:
+def _date_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | None]:
     f = functions.get(b"D")
     if getattr(f, "__name__", None) != "hydrate_date":
         return {}, "no hydrate_date for tag D"
@@ -160,7 +230,7 @@ def _date_kit(functions: dict, broken: type) -> tuple[dict, str | None]:
     return ({"date_cls": date_cls} if ok else {}), (None if ok else problem)
 
 
-def _point_kit(functions: dict, broken: type) -> tuple[dict, str | None]:
+def _point_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | None]:
     f = functions.get(b"X")
     if f is None or functions.get(b"Y") is not f:
         return {}, "tags X and Y do not share one function"
@@ -186,6 +256,113 @@ def _point_kit(functions: dict, broken: type) -> tuple[dict, str | None]:
 
     ok, problem = _check(f, run)
     return ({"srid_table": table} if ok else {}), (None if ok else problem)
+
+
+def _differs(h: t.Any, functions: dict, samples: list[t.Any]) -> str | None:
+    """Compare ``h`` with the driver's functions on ``samples``.
+
+    Each sample the driver builds without an error must be equal and built natively.
+    """
+    built = 0
+    for s in samples:
+        try:
+            theirs = functions[s.tag](*s.fields)
+        except Exception:
+            continue  # the driver's error: the Hydrator hands such values to it
+        built += 1
+        mine = h(s)
+        if not _same(mine, theirs):
+            return f"{s!r}: {mine!r} instead of {theirs!r}"
+    if h.counts[0] != built:
+        return f"{h.counts[0]} of {built} samples were built natively"
+    return None
+
+
+def _named(functions: dict, tags: bytes, name: str) -> t.Any:
+    """Return the function all of ``tags`` share if it is called ``name``, else None."""
+    fs = {id(functions.get(bytes([tag]))): functions.get(bytes([tag])) for tag in tags}
+    f = next(iter(fs.values())) if len(fs) == 1 else None
+    return f if getattr(f, "__name__", None) == name else None
+
+
+def _time_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | None]:
+    f = _named(functions, b"tT", "hydrate_time")
+    if f is None:
+        return {}, "tags t and T do not share one hydrate_time"
+    time_cls = getattr(f, "__globals__", {}).get("Time")
+    if not isinstance(time_cls, type):
+        return {}, "hydrate_time's module has no Time class"
+    import pytz
+
+    kit = {"time_cls": time_cls, "fixed_offset": pytz.FixedOffset}
+
+    def run() -> str | None:
+        h = _native.Hydrator({b"t": f, b"T": f}, broken, **kit)
+        return _differs(h, {b"t": f, b"T": f}, TIME_SAMPLES)
+
+    ok, problem = _check(f, run)
+    return (kit if ok else {}), (None if ok else problem)
+
+
+def _datetime_kit(functions: dict, broken: type, time: dict) -> tuple[dict, str | None]:
+    """Enable each of the tags ``d``, ``F``, ``I`` whose ``hydrate_datetime`` matches.
+
+    The native builder reads them as local, wall-clock + offset, UTC + offset. The dates
+    inside are the native Date builder's, so that must be on, of the same class.
+    """
+    if "time_cls" not in time:
+        return {}, "needs the native Time"
+    tags = b""
+    problems = []
+    for tag in b"dFI":
+        f = _named(functions, bytes([tag]), "hydrate_datetime")
+        if f is None:
+            continue
+        module = getattr(f, "__globals__", {})
+        kit = {
+            "time_cls": time["time_cls"],
+            "fixed_offset": time["fixed_offset"],
+            "date_cls": module.get("Date"),
+            "datetime_cls": module.get("DateTime"),
+            "datetime_tags": bytes([tag]),
+        }
+        if time.get("date_cls") is not kit["date_cls"] or not isinstance(
+            kit["datetime_cls"], type
+        ):
+            problems.append(f"{chr(tag)}: not the native Date's class, or no DateTime")
+            continue
+
+        def run(f=f, kit=kit, tag=tag) -> str | None:
+            h = _native.Hydrator({bytes([tag]): f}, broken, **kit)
+            return _differs(h, {bytes([tag]): f}, datetime_samples(tag))
+
+        # The same function serves several tags, read differently: checked per tag.
+        ok, problem = _check(f, run, tag)
+        if ok:
+            tags += bytes([tag])
+            found = kit
+        else:
+            problems.append(f"{chr(tag)}: {problem}")
+    if not tags:
+        return {}, "; ".join(problems) or "no hydrate_datetime for tags d, F, I"
+    return {**found, "datetime_tags": tags}, None
+
+
+def _duration_kit(functions: dict, broken: type, kits: dict) -> tuple[dict, str | None]:
+    f = _named(functions, b"E", "hydrate_duration")
+    if f is None or "time_cls" not in kits:
+        return {}, "no hydrate_duration for tag E (or no native Time)"
+    duration_cls = getattr(f, "__globals__", {}).get("Duration")
+    if not isinstance(duration_cls, type):
+        return {}, "hydrate_duration's module has no Duration class"
+    kit = {k: kits[k] for k in ("time_cls", "fixed_offset")} | {"duration_cls": duration_cls}
+
+    def run() -> str | None:
+        h = _native.Hydrator({b"E": f}, broken, **kit)
+        return _differs(h, {b"E": f}, DURATION_SAMPLES)
+
+    ok, problem = _check(f, run)
+    return ({"duration_cls": duration_cls} if ok else {}), (None if ok else problem)
 
 
 def _graph_samples() -> list[t.Any]:
@@ -229,7 +406,7 @@ def _graph_key(graph: t.Any) -> t.Any:
     ]
 
 
-def _graph_kit(functions: dict, broken: type) -> tuple[dict, str | None]:
+def _graph_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | None]:
     bound = [functions.get(tag) for tag in (b"N", b"R", b"r")]
     names = [getattr(getattr(f, "__func__", None), "__name__", None) for f in bound]
     if names != ["hydrate_node", "hydrate_relationship", "hydrate_unbound_relationship"]:
@@ -245,14 +422,7 @@ def _graph_kit(functions: dict, broken: type) -> tuple[dict, str | None]:
 
     def run() -> str | None:
         mine, theirs = type(owner)(), type(owner)()
-
-        def table(o: t.Any) -> dict:
-            return {
-                b"N": o.hydrate_node,
-                b"R": o.hydrate_relationship,
-                b"r": o.hydrate_unbound_relationship,
-            }
-
+        table = _graph_table
         h = _native.Hydrator(
             table(mine), broken, graph=mine.graph, node_cls=node_cls, legacy=legacy
         )
@@ -277,6 +447,95 @@ def _graph_kit(functions: dict, broken: type) -> tuple[dict, str | None]:
     return {"graph": graph, "node_cls": node_cls, "legacy": legacy}, None
 
 
+def _path_samples() -> list[t.Any]:
+    s = _native.Structure
+    a = s(b"N", 1, ["A"], {"k": 1}, "4:x:1")
+    b = s(b"N", 2, ["B"], {}, "4:x:2")
+    c = s(b"N", 3, [], {}, "4:x:3")
+    knows = s(b"r", 10, "KNOWS", {"w": 1}, "5:x:10")
+    likes = s(b"r", 11, "LIKES", {}, "5:x:11")
+    return [
+        s(b"P", [a], [], []),
+        s(b"P", [a, b], [knows], [1, 1]),
+        s(b"P", [a, b, c], [knows, likes], [1, 1, -2, 2]),  # the second walked backwards
+        s(b"P", [a, b], [knows], [1, 1, -1, 0, 1, 1]),  # one relationship, three times
+        s(b"P", [b, a], [knows], [-1, 1]),
+    ]
+
+
+def _path_kit(functions: dict, broken: type, kits: dict) -> tuple[dict, str | None]:
+    if "graph" not in kits:
+        return {}, "needs the native Node/Relationship"
+    f = functions.get(b"P")
+    owner = getattr(functions.get(b"N"), "__self__", None)
+    if getattr(getattr(f, "__func__", None), "__name__", None) != "hydrate_path" or (
+        f.__self__ is not owner
+    ):
+        return {}, "tag P is not the graph hydrator's hydrate_path"
+    path_cls = f.__func__.__globals__.get("Path")
+    init_globals = getattr(getattr(path_cls, "__init__", None), "__globals__", {})
+    rel_cls = init_globals.get("Relationship")
+    if not isinstance(path_cls, type) or not isinstance(rel_cls, type):
+        return {}, "no Path or Relationship class"
+    kit = {"path_cls": path_cls, "relationship_cls": rel_cls}
+
+    def run() -> str | None:
+        graph = {k: kits[k] for k in ("node_cls", "legacy")}
+        mine, theirs = type(owner)(), type(owner)()
+        h = _native.Hydrator(_graph_table(mine), broken, graph=mine.graph, **graph, **kit)
+        nested = _native.Hydrator(_graph_table(theirs), broken)  # the driver's, nested
+        got, want = [], []
+        for sample in _path_samples():
+            got.append(h(_hydrated(sample, h)))
+            want.append(nested(_hydrated(sample, nested)))
+
+            def key(p: t.Any) -> t.Any:
+                if type(p) is not path_cls:
+                    return repr(p)
+                return [repr(p), hash(p) == hash(p), [_entity_key(e) for e in (*p.nodes, *p)]]
+
+            if key(got[-1]) != key(want[-1]):
+                return f"{sample!r}: {got[-1]!r} instead of {want[-1]!r}"
+        if _graph_key(mine.graph) != _graph_key(theirs.graph):
+            return "the result's graph differs from the driver's"
+        if h.counts[0] < len(got):
+            return "the native path builder was not used"
+        return None
+
+    ok, problem = _check(f.__func__, run)
+    return (kit if ok else {}), (None if ok else problem)
+
+
+def _hydrated(s: t.Any, h: t.Any) -> t.Any:
+    """``s`` with the structures in its list fields hydrated by ``h`` (as a decoder does)."""
+    fields = [
+        [h(x) if isinstance(x, _native.Structure) else x for x in v] if type(v) is list else v
+        for v in s.fields
+    ]
+    return _native.Structure(s.tag, *fields)
+
+
+def _graph_table(o: t.Any) -> dict:
+    return {
+        b"N": o.hydrate_node,
+        b"R": o.hydrate_relationship,
+        b"r": o.hydrate_unbound_relationship,
+        b"P": o.hydrate_path,
+    }
+
+
+#: The tags each kit builds (datetimes: the tags whose check passed).
+KIND_TAGS = {
+    "_date_kit": "D",
+    "_point_kit": "XY",
+    "_graph_kit": "NRr",
+    "_path_kit": "P",
+    "_time_kit": "tT",
+    "_datetime_kit": "",
+    "_duration_kit": "E",
+}
+
+
 def _hydrator_for(hook: t.Any) -> tuple[t.Any, str, tuple[str, ...]]:
     """Return ``(Hydrator or None, reason, native tags)`` for the driver's hook."""
     func = getattr(hook, "__func__", None)
@@ -295,15 +554,21 @@ def _hydrator_for(hook: t.Any) -> tuple[t.Any, str, tuple[str, ...]]:
     kits: dict[str, t.Any] = {}
     kinds = []
     notes = []
-    for name, tags, make in (
-        ("Date", "D", _date_kit),
-        ("Point", "XY", _point_kit),
-        ("Node/Relationship", "NRr", _graph_kit),
+    for name, make in (
+        ("Date", _date_kit),
+        ("Point", _point_kit),
+        ("Node/Relationship", _graph_kit),
+        ("Path", _path_kit),
+        ("Time", _time_kit),
+        ("DateTime", _datetime_kit),
+        ("Duration", _duration_kit),
     ):
-        kit, problem = make(functions, broken)
+        # Each kit may build on the ones before it (paths on the graph, datetimes on
+        # dates and times).
+        kit, problem = make(functions, broken, kits)
         if problem is None:
             kits.update(kit)
-            kinds.append(tags)
+            kinds.append(KIND_TAGS[make.__name__] or kit["datetime_tags"].decode())
         else:
             notes.append(f"{name}: {problem}")
     hydrator = _native.Hydrator(functions, broken, **kits)
@@ -317,6 +582,8 @@ def native_hooks(hooks: t.Any) -> t.Any:
     """Return ``hooks`` with a native Hydrator as its ``Structure`` entry, if recognised."""
     if type(hooks) is not dict or not hooks:
         return hooks
+    # The rows of the result become records natively too, where the release allows.
+    _records.install()
     hook = hooks.get(_native.Structure)
     if hook is None:
         return hooks

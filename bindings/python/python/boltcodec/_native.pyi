@@ -180,12 +180,20 @@ def swap_endian(type_size: int, data: bytes, /) -> bytes:
     """Drop-in for ``neo4j._rust.vector.swap_endian``."""
 
 @final
+def record_new(cls: type, keys: Any, values: Any) -> Any:
+    """Build the driver's ``Record`` as its ``Record._new(keys, values)`` does (6.2 on).
+
+    The record and its ``__dict__`` are untracked by the cyclic GC (see
+    ``boltcodec._records``).
+    """
+
 class Hydrator:
     """Native hydration for one result of the neo4j driver (see ``boltcodec._hydration``).
 
     Called with a ``Structure``, returns what the driver's ``_hydrate_structure`` returns:
-    dates, points, nodes and relationships built natively when enabled, everything else
-    by the driver's function for the tag (an exception becoming ``broken(error, s)``).
+    dates, points, nodes, relationships, paths, times, datetimes with no zone or an offset
+    and durations built natively when enabled, everything else by the driver's function
+    for the tag (an exception becoming ``broken(error, s)``).
     """
 
     def __new__(
@@ -198,6 +206,13 @@ class Hydrator:
         graph: Any = None,
         node_cls: type | None = None,
         legacy: bool = False,
+        time_cls: type | None = None,
+        fixed_offset: Callable[[int], Any] | None = None,
+        datetime_cls: type | None = None,
+        datetime_tags: bytes | None = None,
+        duration_cls: type | None = None,
+        path_cls: type | None = None,
+        relationship_cls: type | None = None,
     ) -> Hydrator: ...
     def __call__(self, value: Structure, /) -> Any: ...
     @property
