@@ -122,6 +122,7 @@ function unpackOptions (m, o) {
   const fastHydrate = fast === null ? null : fast.hydrate
   return {
     int,
+    driverCore: m.core,
     bytes: 'int8',
     hydrate: fast === null
       ? (signature, fields) => hydrate(new S(signature, fields))
