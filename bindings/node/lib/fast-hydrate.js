@@ -176,12 +176,10 @@ function sameValue (a, b, seen = 0) {
  */
 function makeBuilders (core, mode) {
   const { Integer } = core
+  /** A whole number (|v| < 2^53) as an Integer. */
+  const toInteger = (v) => (v >= -2147483648 && v <= 2147483647 ? new Integer(v, v < 0 ? -1 : 0) : Integer.fromNumber(v))
   /** A whole number (|v| < 2^53) in the mode's integer type. */
-  const I = mode === 'bigint'
-    ? BigInt
-    : mode === 'number'
-      ? (v) => v
-      : (v) => (v >= -2147483648 && v <= 2147483647 ? new Integer(v, v < 0 ? -1 : 0) : Integer.fromNumber(v))
+  const I = mode === 'bigint' ? BigInt : mode === 'number' ? (v) => v : toInteger
   /** A field of the mode's integer type as a safe integer, or NaN. */
   const num = mode === 'integer'
     ? (v) => (v instanceof Integer && v.high >= -0x200000 && v.high < 0x200000 ? v.high * 4294967296 + (v.low >>> 0) : NaN)
@@ -301,7 +299,12 @@ function makeBuilders (core, mode) {
       return dateTime(utc + off, nano(f[1]), I(off), zone)
     }
   }
-  b[0x45] = {
+  /**
+   * A Duration whose normalised seconds and nanoseconds are of type `J`: the mode's
+   * integer type (6.x), or always an Integer (5.x, whose constructor does not convert
+   * them back); probing picks the one the release builds.
+   */
+  const duration = (J) => ({
     name: 'Duration',
     size: 4,
     build: (f) => {
@@ -314,11 +317,11 @@ function makeBuilders (core, mode) {
       const o = Object.create(Duration.prototype)
       o.months = f[0]
       o.days = f[1]
-      o.seconds = I(seconds)
-      o.nanoseconds = I(n - carry * NANOS_PER_SECOND)
+      o.seconds = J(seconds)
+      o.nanoseconds = J(n - carry * NANOS_PER_SECOND)
       return Object.freeze(o)
     }
-  }
+  })
   b[0x58] = { name: 'Point (2D)', size: 3, build: (f) => new Point(f[0], f[1], f[2], undefined) }
   b[0x59] = { name: 'Point (3D)', size: 4, build: (f) => new Point(f[0], f[1], f[2], f[3]) }
 
@@ -335,7 +338,12 @@ function makeBuilders (core, mode) {
     { name: 'UnboundRelationship', size: 3, build: (f) => new UnboundRelationship(f[0], f[1], f[2]) },
     { name: 'UnboundRelationship', size: 4, build: (f) => new UnboundRelationship(f[0], f[1], f[2], f[3]) }
   ]
-  const variants = { 0x4e: [graph[0], graph[1]], 0x52: [graph[2], graph[3]], 0x72: [graph[4], graph[5]] }
+  const variants = {
+    0x4e: [graph[0], graph[1]],
+    0x52: [graph[2], graph[3]],
+    0x72: [graph[4], graph[5]],
+    0x45: [duration(I), duration(toInteger)]
+  }
 
   b[0x50] = {
     name: 'Path',
