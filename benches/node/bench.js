@@ -18,7 +18,7 @@
 const path = require('path')
 const fs = require('fs')
 const os = require('os')
-const { compare } = require('./harness.js')
+const { compare, driverInternals } = require('./harness.js')
 
 const NODE_DIR = path.join(__dirname, '..', '..', 'bindings', 'node')
 const req = (m) => require(require.resolve(m, { paths: [NODE_DIR] }))
@@ -26,16 +26,11 @@ const bc = require(NODE_DIR)
 const native = require(path.join(NODE_DIR, 'native.js'))
 const msgpackr = req('msgpackr')
 const msgpack = req('@msgpack/msgpack')
-const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', {
-  paths: [path.dirname(require.resolve('neo4j-driver/package.json', { paths: [NODE_DIR] }))]
-}))
-const lib = (p) => require(path.join(boltDir, 'lib', p))
+const { lib, core: { int }, version: driverVersion } = driverInternals(NODE_DIR)
 const { Packer, Unpacker } = lib('packstream/packstream-v2.js')
 const { Structure } = lib('packstream/structure.js')
 const ChannelBuffer = lib('channel/channel-buf.js').default
 const { Chunker, Dechunker } = lib('channel/chunking.js')
-const { int } = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
-const driverVersion = require(require.resolve('neo4j-driver/package.json', { paths: [NODE_DIR] })).version
 
 const args = new Set(process.argv.slice(2))
 const QUICK = args.has('--quick')

@@ -11,16 +11,10 @@
 // as a third column.
 
 const path = require('path')
-const { compare } = require('./harness.js')
+const { compare, driverInternals } = require('./harness.js')
 
 const NODE_DIR = path.join(__dirname, '..', '..', 'bindings', 'node')
-const req = (m) => require(require.resolve(m, { paths: [NODE_DIR] }))
-const driverVersion = req('neo4j-driver/package.json').version
-const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', {
-  paths: [path.dirname(require.resolve('neo4j-driver/package.json', { paths: [NODE_DIR] }))]
-}))
-const lib = (p) => require(path.join(boltDir, 'lib', p))
-const core = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
+const { lib, core, version: driverVersion } = driverInternals(NODE_DIR)
 const { Packer, Unpacker } = lib('packstream/packstream-v1.js')
 const { Structure } = lib('packstream/structure.js')
 const ChannelBuffer = lib('channel/channel-buf.js').default
