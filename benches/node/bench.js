@@ -18,7 +18,7 @@
 const path = require('path')
 const fs = require('fs')
 const os = require('os')
-const { compare } = require('./harness.js')
+const { compare, driverInternals } = require('./harness.js')
 
 const NODE_DIR = path.join(__dirname, '..', '..', 'bindings', 'node')
 const req = (m) => require(require.resolve(m, { paths: [NODE_DIR] }))
@@ -26,16 +26,11 @@ const bc = require(NODE_DIR)
 const native = require(path.join(NODE_DIR, 'native.js'))
 const msgpackr = req('msgpackr')
 const msgpack = req('@msgpack/msgpack')
-const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', {
-  paths: [path.dirname(require.resolve('neo4j-driver/package.json', { paths: [NODE_DIR] }))]
-}))
-const lib = (p) => require(path.join(boltDir, 'lib', p))
+const { lib, core: { int }, version: driverVersion } = driverInternals(NODE_DIR)
 const { Packer, Unpacker } = lib('packstream/packstream-v2.js')
 const { Structure } = lib('packstream/structure.js')
 const ChannelBuffer = lib('channel/channel-buf.js').default
 const { Chunker, Dechunker } = lib('channel/chunking.js')
-const { int } = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
-const driverVersion = require(require.resolve('neo4j-driver/package.json', { paths: [NODE_DIR] })).version
 
 const args = new Set(process.argv.slice(2))
 const QUICK = args.has('--quick')
@@ -317,7 +312,7 @@ function report (results, alt) {
   lines.push('')
   lines.push('Design (bindings/node/README.md has the details): decoding is one native call per value, socket read or batch. Rust de-chunks and decodes with the core `packstream::Decoder` (limits, strict UTF-8, offsets) into a tape: one i32 per token, the floats, and every string in one of two blobs (ASCII as latin1, the rest as UTF-8) that JS turns into one string each and slices with `substring`; map keys are interned natively across calls. A small JS routine rebuilds the values from the tape. Creating values through N-API one by one is slower than the driver\'s own JS, so the native side never creates values. Encoding is JS writing into a reused Buffer: reading JS values from Rust costs several N-API calls per value (table below).')
   lines.push('')
-  lines.push('Where the time goes: the native pass walks each value with the core\'s `Decoder::visit_value` (a visitor inlined into the tape writer, told which strings are map keys); moving from one `next_token` call per token to the visitor took unpack from 0.6–0.7× to 0.7–0.87× msgpackr on large records and lists (over runs), and from parity to 1.05–1.2× on the batch of 10,000 small records. What remains is mostly the JS side rebuilding values from the tape. The goal ≥ 1× msgpackr on record batches is met for small records, not yet for records of 10,000 values.');
+  lines.push('Where the time goes: the native pass walks each value with the core\'s `Decoder::visit_value` (a visitor inlined into the tape writer, told which strings are map keys); moving from one `next_token` call per token to the visitor took unpack from 0.6–0.7× to 0.7–0.87× msgpackr on large records and lists (over runs), and from parity to 1.05–1.2× on the batch of 10,000 small records. The goal ≥ 1× msgpackr on every decode workload (issue 15) is not met. Profile (2026-11-24, AMD EPYC, `perf` and `node --cpu-prof` on `unpack` of the lists): the native pass (decode into the tape and copy it out) is about half of boltcodec\'s time on every list workload — 7.0 µs of 12.2 µs on lists 1×1000, 9.0 of 20.2 on 1000×1, 62 of 124 on 100×100, 620 of 1,434 on 1000×100 (msgpackr: 9.1, 12.3, 99, 1,196 µs for the whole decode) — so the native pass alone costs 60–75 % of msgpackr\'s whole decode and the JS rebuild the rest. In the native pass, 64 % is the tape writer with the core decoder inlined (12.8 % of it on one mispredicted branch of the marker dispatch: the data alternate integers, floats and strings), 8.6 % UTF-8 validation, 6.3 % copying; each native call has a fixed cost of about 1.25 µs (measured on a one-byte value; napi-rs\'s borrow check on `&mut self` shows in the profile). The JS side is `readValue` (48 % of the 1000×1 profile, one call and one array per inner list) and 11 % garbage collection. Two passes over the data, each dispatching on every value\'s type, against msgpackr\'s one: tuning either pass (tried: `var` instead of `let` for the reader\'s registers, lists pre-set to generic elements) moved the ratios within run-to-run noise (±5 %); reaching 1× needs the two passes fused or the native pass made several times cheaper, which is core decoder work (crates/packstream), not done here.');
   lines.push('')
   lines.push('Encoding alternatives (integers as bigint for the JS encoder, as numbers for packNative):')
   lines.push('')

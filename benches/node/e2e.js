@@ -3,10 +3,14 @@
 // ints, strings, floats, lists, dates, points, a node per row, a relationship every other
 // row) with neo4j-driver's executeQuery, alone and with boltcodec's drop-in, against the
 // raw floor: the same PULL response read from a bare socket and decoded by boltcodec.
-// The three alternate in rounds within one run; wall-clock time and this process's CPU
-// time (process.cpuUsage) are taken per read.
+// The three alternate in rounds within one run; wall-clock time, this process's CPU
+// time (process.cpuUsage) and its garbage-collection pauses (perf_hooks 'gc' entries) are
+// taken per read.
 //
 //   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--write]
+//
+// BOLTCODEC_NODE_DIR: the boltcodec package to measure (default bindings/node), e.g. an
+// export of an earlier commit's bindings/node, to compare builds on the same server.
 //
 // Run through `make demo-node` (starts and stops a Neo4j 5.26 with scripts/with-neo4j.sh).
 // --write replaces the "Node end to end" section of benches/RESULTS.md.
@@ -16,8 +20,9 @@ const fs = require('fs')
 const net = require('net')
 const os = require('os')
 const crypto = require('crypto')
+const { performance, PerformanceObserver } = require('perf_hooks')
 
-const NODE_DIR = path.join(__dirname, '..', '..', 'bindings', 'node')
+const NODE_DIR = process.env.BOLTCODEC_NODE_DIR || path.join(__dirname, '..', '..', 'bindings', 'node')
 const req = (m) => require(require.resolve(m, { paths: [NODE_DIR] }))
 const neo4j = req('neo4j-driver')
 const bc = require(NODE_DIR)
@@ -92,18 +97,37 @@ function digest (records) {
   return h.digest('hex').slice(0, 16)
 }
 
+/** Every garbage-collection pause of this process: [start, duration] in ms (performance.now()). */
+const gcPauses = []
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcPauses.push([e.startTime, e.duration])
+}).observe({ entryTypes: ['gc'] })
+
+/** Starts timing a read: its wall clock, CPU time and the GC pauses within it. */
+function startRead () {
+  if (typeof global.gc === 'function') global.gc() // start each read from a clean heap
+  const c0 = process.cpuUsage()
+  const t0 = performance.now()
+  return async (rows, digestOf) => {
+    const t1 = performance.now()
+    const c = process.cpuUsage(c0)
+    await new Promise(setImmediate) // GC entries are delivered asynchronously
+    let gc = 0
+    for (const [at, d] of gcPauses) if (at >= t0 && at < t1) gc += d
+    gcPauses.length = 0
+    return { wall: (t1 - t0) / 1e3, cpu: (c.user + c.system) / 1e6, gc: gc / 1e3, rows, digest: digestOf() }
+  }
+}
+
 /** One read through neo4j-driver (a new driver, so that each read has its own connection). */
 async function driverRead (withDropIn) {
   if (withDropIn) dropIn.install()
   const driver = neo4j.driver(URI, neo4j.auth.basic(USER, PASSWORD))
   try {
     await driver.verifyConnectivity()
-    const c0 = process.cpuUsage()
-    const t0 = process.hrtime.bigint()
+    const done = startRead()
     const { records } = await driver.executeQuery(QUERY, { run: RUN })
-    const wall = Number(process.hrtime.bigint() - t0) / 1e9
-    const c = process.cpuUsage(c0)
-    return { wall, cpu: (c.user + c.system) / 1e6, rows: records.length, digest: digest(records) }
+    return await done(records.length, () => digest(records))
   } finally {
     await driver.close()
     if (withDropIn) dropIn.uninstall()
@@ -119,7 +143,7 @@ function rawRead () {
     let stage = 'handshake'
     let successes = 0
     let rows = 0
-    let c0, t0
+    let done
     sock.setNoDelay(true)
     sock.on('error', reject)
     sock.on('connect', () => {
@@ -135,8 +159,7 @@ function rawRead () {
         const rest = pending.subarray(4)
         stage = 'query'
         const agent = { product: 'boltcodec-e2e/0.1' }
-        c0 = process.cpuUsage()
-        t0 = process.hrtime.bigint()
+        done = startRead()
         sock.write(Buffer.concat([
           S(0x01, { user_agent: 'boltcodec-e2e/0.1', bolt_agent: agent }),
           S(0x6a, { scheme: 'basic', principal: USER, credentials: PASSWORD }),
@@ -151,10 +174,9 @@ function rawRead () {
           rows++
         } else if (m.signature === 0x70) {
           if (++successes === 4) {
-            const wall = Number(process.hrtime.bigint() - t0) / 1e9
-            const c = process.cpuUsage(c0)
+            const result = done(rows, () => '-')
             sock.end(S(0x02))
-            resolve({ wall, cpu: (c.user + c.system) / 1e6, rows, digest: '-' })
+            resolve(result)
           }
         } else {
           sock.destroy()
@@ -187,7 +209,7 @@ async function main () {
         const r = await modes[i][1]()
         if (r.rows !== ROWS) throw new Error(`${modes[i][0]}: ${r.rows} rows, expected ${ROWS}`)
         results[i].push(r)
-        process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s\n`)
+        process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s, GC ${r.gc.toFixed(2)} s\n`)
       }
     }
   } finally {
@@ -207,15 +229,17 @@ async function main () {
     'a node per row and a relationship every other row, with `driver.executeQuery` (default integer mode). ' +
     `Median of ${ROUNDS} alternating rounds in one run, after one warm-up read each. ` +
     'Raw floor: the same query and PULL response on a bare socket, every message decoded by boltcodec (no hydration). ' +
-    'CPU: this process, `process.cpuUsage` over the read. Regenerate with `make demo-node` (`--write`: `node benches/node/e2e.js --write` under `scripts/with-neo4j.sh`).',
+    'CPU: this process, `process.cpuUsage` over the read. GC: the garbage-collection pauses within the read (perf_hooks `gc` entries, wall-clock time of each pause; each read starts after a full collection when run with `--expose-gc`), and their share of the read\'s wall clock. Regenerate with `make demo-node` (`--write`: `node benches/node/e2e.js --write` under `scripts/with-neo4j.sh`).',
     '',
-    '| read | wall clock | vs raw floor | client CPU | CPU vs driver alone |',
-    '| --- | --- | --- | --- | --- |'
+    '| read | wall clock | vs raw floor | client CPU | CPU vs driver alone | GC pauses | GC share of the read |',
+    '| --- | --- | --- | --- | --- | --- | --- |'
   ]
   for (let i = 0; i < modes.length; i++) {
     const wall = median(results[i].map((r) => r.wall))
     const cpu = median(results[i].map((r) => r.cpu))
-    lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× |`)
+    const gc = median(results[i].map((r) => r.gc))
+    const share = median(results[i].map((r) => r.gc / r.wall))
+    lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× | ${gc.toFixed(2)} s | ${(100 * share).toFixed(0)} % |`)
   }
   const dropWall = median(results[2].map((r) => r.wall))
   const dropCpu = median(results[2].map((r) => r.cpu))

@@ -38,4 +38,22 @@ function burst (fn, ms) {
   return used / calls
 }
 
-module.exports = { compare, sinkValue: () => sink }
+/**
+ * neo4j-driver's internal modules, as installed for the package in `nodeDir`.
+ *
+ * @param {string} nodeDir the boltcodec package directory (bindings/node)
+ * @returns {{lib: (p: string) => any, core: any, version: string}} `lib(p)` requires
+ *   `neo4j-driver-bolt-connection/lib/<p>`; `core` is its neo4j-driver-core
+ */
+function driverInternals (nodeDir) {
+  const path = require('path')
+  const driverPkg = require.resolve('neo4j-driver/package.json', { paths: [nodeDir] })
+  const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', { paths: [path.dirname(driverPkg)] }))
+  return {
+    lib: (p) => require(path.join(boltDir, 'lib', p)),
+    core: require(require.resolve('neo4j-driver-core', { paths: [boltDir] })),
+    version: require(driverPkg).version
+  }
+}
+
+module.exports = { compare, driverInternals, sinkValue: () => sink }

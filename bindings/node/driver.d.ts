@@ -52,19 +52,31 @@ export function uninstall(): void;
 /** @returns {boolean} whether {@link install} is in effect */
 export function isInstalled(): boolean;
 /**
- * What the drop-in does now: `installed`, `level` (`'codec'`: boltcodec packs,
- * de-chunks and unpacks, the driver hydrates; `'off'`: the driver's own codec), the
- * `version` of neo4j-driver found, and the `reason` when it is off (driver not found,
- * a release that is not tested, or internals laid out otherwise than the drop-in
- * expects — the driver is then left untouched).
+ * What the drop-in does now: `installed`, `level` (`'hydration'`: boltcodec packs,
+ * de-chunks and unpacks, and builds the driver's structure types itself wherever the
+ * connection's transformer builds them as it does; `'codec'`: the same without the
+ * unpacker (`install({ unpack: false })`), so the driver decodes and hydrates; `'off'`:
+ * the driver's own codec), the `version` of neo4j-driver found, the `reason` when it is
+ * off (driver not found, a release that is not tested, or internals laid out otherwise
+ * than the drop-in expects — the driver is then left untouched), and `hydrated`: the
+ * structure kinds built by the drop-in for the last connection whose transformer it
+ * checked (the others go through the driver's transformer).
  *
- * @returns {{installed: boolean, level: 'codec' | 'off', version: string | null, reason: string | null}}
+ * @example
+ * require('boltcodec/driver').install()
+ * // … after a query: { installed: true, level: 'hydration', version: '6.3.0',
+ * //   reason: null, hydrated: ['Date', 'Duration', 'DateTime (offset)', …] }
+ * console.log(require('boltcodec/driver').status())
+ *
+ * @returns {{installed: boolean, level: 'hydration' | 'codec' | 'off', version: string | null,
+ *   reason: string | null, hydrated: string[]}}
  */
 export function status(): {
     installed: boolean;
-    level: "codec" | "off";
+    level: "hydration" | "codec" | "off";
     version: string | null;
     reason: string | null;
+    hydrated: string[];
 };
 /**
  * A codec with exactly the driver's conventions, for use outside the driver (tests,

@@ -118,13 +118,16 @@ function unpackOptions (m, o) {
   // Structures the drop-in builds itself, exactly as this transformer would (checked on
   // probe values first; `null` keeps the driver's transformer for everything).
   const fast = o.fastHydrate === false || hydrate === identity ? null : makeFastHydrate(m.core, S, hydrate, int)
+  if (fast !== null) lastKinds = fast.kinds
+  const fastHydrate = fast === null ? null : fast.hydrate
   return {
     int,
+    driverCore: m.core,
     bytes: 'int8',
     hydrate: fast === null
       ? (signature, fields) => hydrate(new S(signature, fields))
       : (signature, fields) => {
-          const v = fast(signature, fields)
+          const v = fastHydrate(signature, fields)
           return v !== undefined ? v : hydrate(new S(signature, fields))
         },
     createUuid: o.allowUUID
@@ -226,6 +229,9 @@ let installed = null
 
 /** What the last {@link install} call did, for {@link status}. */
 let lastStatus = { installed: false, level: 'off', version: null, reason: 'install() was not called' }
+
+/** The structure kinds the drop-in built itself for the last transformer it probed. */
+let lastKinds = []
 
 /**
  * Checks that the driver's internals are the ones the drop-in replaces, by their
@@ -392,7 +398,8 @@ function install (options = {}) {
   }
 
   installed = { Packer, Unpacker, Dechunker, saved }
-  lastStatus = { installed: true, level: 'codec', version, reason: null }
+  lastKinds = []
+  lastStatus = { installed: true, level: options.unpack !== false ? 'hydration' : 'codec', version, reason: null }
   return uninstall
 }
 
@@ -408,16 +415,27 @@ function uninstall () {
 }
 
 /**
- * What the drop-in does now: `installed`, `level` (`'codec'`: boltcodec packs,
- * de-chunks and unpacks, the driver hydrates; `'off'`: the driver's own codec), the
- * `version` of neo4j-driver found, and the `reason` when it is off (driver not found,
- * a release that is not tested, or internals laid out otherwise than the drop-in
- * expects — the driver is then left untouched).
+ * What the drop-in does now: `installed`, `level` (`'hydration'`: boltcodec packs,
+ * de-chunks and unpacks, and builds the driver's structure types itself wherever the
+ * connection's transformer builds them as it does; `'codec'`: the same without the
+ * unpacker (`install({ unpack: false })`), so the driver decodes and hydrates; `'off'`:
+ * the driver's own codec), the `version` of neo4j-driver found, the `reason` when it is
+ * off (driver not found, a release that is not tested, or internals laid out otherwise
+ * than the drop-in expects — the driver is then left untouched), and `hydrated`: the
+ * structure kinds built by the drop-in for the last connection whose transformer it
+ * checked (the others go through the driver's transformer).
  *
- * @returns {{installed: boolean, level: 'codec' | 'off', version: string | null, reason: string | null}}
+ * @example
+ * require('boltcodec/driver').install()
+ * // … after a query: { installed: true, level: 'hydration', version: '6.3.0',
+ * //   reason: null, hydrated: ['Date', 'Duration', 'DateTime (offset)', …] }
+ * console.log(require('boltcodec/driver').status())
+ *
+ * @returns {{installed: boolean, level: 'hydration' | 'codec' | 'off', version: string | null,
+ *   reason: string | null, hydrated: string[]}}
  */
 function status () {
-  return { ...lastStatus }
+  return { ...lastStatus, hydrated: lastKinds.slice() }
 }
 
 /** @returns {boolean} whether {@link install} is in effect */

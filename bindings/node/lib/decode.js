@@ -121,7 +121,9 @@ function makeConv (options) {
     case 'bigint': int = INT_BIGINT; break
     case 'integer': {
       int = INT_INTEGER
-      const core = driverCore()
+      // The drop-in passes the driver's own neo4j-driver-core (`driverCore`), so that
+      // Integers are of the class the driver's release uses.
+      const core = o.driverCore !== undefined ? o.driverCore : driverCore()
       intFn = core.int
       Integer = core.Integer
       break

@@ -8,26 +8,48 @@
  */
 export function civilFromEpochDay(epochDay: number): [number, number, number];
 /**
+ * Days from 1970-01-01 to a proleptic Gregorian date (the inverse of
+ * {@link civilFromEpochDay}).
+ *
+ * @param {number} year @param {number} month 1-12 @param {number} day 1-31
+ * @returns {number}
+ */
+export function epochDayFromCivil(year: number, month: number, day: number): number;
+/**
  * Makes the hydrator for one driver transformer (`hydrate`, the protocol's
- * `fromStructure`) and integer mode, or returns `null` when that transformer does not
- * build Dates the way this module does (checked once, on a probe value): the caller then
- * keeps the driver's own path for everything.
+ * `fromStructure`) and integer mode: each structure kind whose probe values the
+ * transformer builds exactly as this module does is built here, every other kind by the
+ * transformer. Returns `null` when no kind qualifies (the caller then keeps the driver's
+ * path for everything).
  *
  * @param {any} core `neo4j-driver-core`
  * @param {any} Structure the driver's Structure class
  * @param {(s: unknown) => unknown} hydrate the driver's transformer
  * @param {'integer' | 'number' | 'bigint'} mode the unpacker's integer mode
- * @returns {((signature: number, fields: unknown[]) => unknown) | null} a function that
- *   returns the hydrated value, or `undefined` when the driver must do it
+ * @returns {{hydrate: (signature: number, fields: unknown[]) => unknown, kinds: string[]} | null}
+ *   `hydrate` returns the hydrated value, or `undefined` when the driver must do it;
+ *   `kinds` names the kinds built here
  */
-export function makeFastHydrate(core: any, Structure: any, hydrate: (s: unknown) => unknown, mode: "integer" | "number" | "bigint"): ((signature: number, fields: unknown[]) => unknown) | null;
+export function makeFastHydrate(core: any, Structure: any, hydrate: (s: unknown) => unknown, mode: "integer" | "number" | "bigint"): {
+    hydrate: (signature: number, fields: unknown[]) => unknown;
+    kinds: string[];
+} | null;
+/** Whether two hydrated values are the same: class, own properties and their order,
+ * frozenness, and the same values (Integers by value, typed arrays by content). */
+export function sameValue(a: any, b: any, seen?: number): boolean;
 /**
  * Faster hydration of neo4j-driver structures for the drop-in (`driver.js`): the result
  * is exactly what the driver's own transformer builds (same class, same own properties
- * in the same order, same integer representation, frozen), computed with plain numbers
- * instead of the driver's 64-bit `Integer` arithmetic. A structure this module does not
- * handle, or a value outside the range it handles exactly, goes to the driver's own
- * transformer.
+ * in the same order, same integer representation, frozen where the driver freezes),
+ * computed with plain numbers instead of the driver's 64-bit `Integer` arithmetic, and
+ * without the driver's `Structure`, signature lookup and field destructuring.
+ *
+ * Each kind is used only after the protocol's own transformer has built the same
+ * objects from a set of probe values (so a Bolt version whose transformer lacks a kind,
+ * or builds it otherwise, keeps the driver's path for that kind). A structure this module
+ * does not handle, a value outside the range it handles exactly, or anything a builder
+ * does not accept goes to the driver's own transformer, which then gives its own result
+ * (a broken object, for instance).
  *
  * @module boltcodec/lib/fast-hydrate
  * @internal

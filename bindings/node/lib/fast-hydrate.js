@@ -2,10 +2,16 @@
 /**
  * Faster hydration of neo4j-driver structures for the drop-in (`driver.js`): the result
  * is exactly what the driver's own transformer builds (same class, same own properties
- * in the same order, same integer representation, frozen), computed with plain numbers
- * instead of the driver's 64-bit `Integer` arithmetic. A structure this module does not
- * handle, or a value outside the range it handles exactly, goes to the driver's own
- * transformer.
+ * in the same order, same integer representation, frozen where the driver freezes),
+ * computed with plain numbers instead of the driver's 64-bit `Integer` arithmetic, and
+ * without the driver's `Structure`, signature lookup and field destructuring.
+ *
+ * Each kind is used only after the protocol's own transformer has built the same
+ * objects from a set of probe values (so a Bolt version whose transformer lacks a kind,
+ * or builds it otherwise, keeps the driver's path for that kind). A structure this module
+ * does not handle, a value outside the range it handles exactly, or anything a builder
+ * does not accept goes to the driver's own transformer, which then gives its own result
+ * (a broken object, for instance).
  *
  * @module boltcodec/lib/fast-hydrate
  * @internal
@@ -13,6 +19,16 @@
 
 /** Epoch days handled natively: years within ±1,000,000, far inside the driver's range. */
 const MAX_EPOCH_DAY = 365 * 1000000
+const SECONDS_PER_DAY = 86400
+const NANOS_PER_SECOND = 1000000000
+const NANOS_PER_DAY = SECONDS_PER_DAY * NANOS_PER_SECOND
+/**
+ * Zone-id date-times are computed through `Intl` (as the driver does) only between these
+ * epoch seconds, 1600-01-01 and 9999-12-31: before the Gregorian reform `Intl` counts in
+ * the Julian calendar, which the driver then mixes with its proleptic Gregorian arithmetic.
+ */
+const ZONE_MIN_SECOND = -11676096000
+const ZONE_MAX_SECOND = 253402300799
 
 /**
  * Proleptic Gregorian year, month (1-12) and day (1-31) of a day counted from
@@ -37,62 +53,475 @@ function civilFromEpochDay (epochDay) {
 }
 
 /**
+ * Days from 1970-01-01 to a proleptic Gregorian date (the inverse of
+ * {@link civilFromEpochDay}).
+ *
+ * @param {number} year @param {number} month 1-12 @param {number} day 1-31
+ * @returns {number}
+ */
+function epochDayFromCivil (year, month, day) {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yearOfEra = y - era * 400
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
+  return era * 146097 + dayOfEra - 719468
+}
+
+/** `Intl` formatters by zone id, as the driver makes them; `null` for an invalid zone. */
+const zoneFormats = new Map()
+/** Offsets by zone id and UTC hour (see {@link zoneOffset}). */
+const zoneHours = new Map()
+const MAX_ZONE_HOURS = 1 << 16
+
+function zoneFormat (zone) {
+  let f = zoneFormats.get(zone)
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+        hour12: false,
+        era: 'narrow'
+      })
+    } catch (e) {
+      f = null
+    }
+    if (zoneFormats.size < 4096) zoneFormats.set(zone, f)
+  }
+  return f
+}
+
+/**
+ * The offset of `zone` at UTC second `second` as the driver computes it: the local
+ * wall-clock time `Intl` gives for that instant, read back as if it were UTC, minus the
+ * instant.
+ */
+function intlOffset (format, second) {
+  const parts = format.formatToParts(second * 1000)
+  let year = 0; let month = 0; let day = 0; let hour = 0; let minute = 0; let sec = 0; let bc = false
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]
+    switch (p.type) {
+      case 'year': year = Number(p.value); break
+      case 'month': month = Number(p.value); break
+      case 'day': day = Number(p.value); break
+      case 'hour': hour = Number(p.value) % 24; break
+      case 'minute': minute = Number(p.value); break
+      case 'second': sec = Number(p.value); break
+      case 'era': bc = p.value.toUpperCase() === 'B'; break
+    }
+  }
+  if (bc) year = 1 - year
+  return epochDayFromCivil(year, month, day) * SECONDS_PER_DAY + hour * 3600 + minute * 60 + sec - second
+}
+
+/**
+ * The offset of `zone` at UTC second `second`. Offsets are looked up once per zone and
+ * UTC hour: when `Intl` gives the same offset at the hour's first and last second, that
+ * offset holds for the whole hour (zones change offset at most once an hour) and is
+ * kept; an hour with a change is computed second by second.
+ */
+function zoneOffset (zone, format, second) {
+  const hour = Math.floor(second / 3600)
+  let hours = zoneHours.get(zone)
+  if (hours === undefined) {
+    hours = new Map()
+    zoneHours.set(zone, hours)
+  }
+  let off = hours.get(hour)
+  if (off === undefined) {
+    const a = intlOffset(format, hour * 3600)
+    off = a === intlOffset(format, hour * 3600 + 3599) ? a : NaN
+    if (hours.size >= MAX_ZONE_HOURS) hours.clear()
+    hours.set(hour, off)
+  }
+  return off === off ? off : intlOffset(format, second)
+}
+
+/** Whether two hydrated values are the same: class, own properties and their order,
+ * frozenness, and the same values (Integers by value, typed arrays by content). */
+function sameValue (a, b, seen = 0) {
+  if (Object.is(a, b)) return true
+  if (typeof a !== typeof b || typeof a !== 'object' || a === null || b === null || seen > 16) return false
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false
+  if (Object.isFrozen(a) !== Object.isFrozen(b)) return false
+  if (ArrayBuffer.isView(a)) {
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false
+    return true
+  }
+  const ka = Reflect.ownKeys(a)
+  const kb = Reflect.ownKeys(b)
+  if (ka.length !== kb.length) return false
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i]) return false
+    if (!sameValue(a[ka[i]], b[kb[i]], seen + 1)) return false
+  }
+  return true
+}
+
+/**
+ * The builders of one integer mode: for each structure signature (and variant), a
+ * function of the fields that returns the driver's object, or `undefined` to leave the
+ * structure to the driver.
+ *
+ * @param {any} core `neo4j-driver-core`
+ * @param {'integer' | 'number' | 'bigint'} mode
+ */
+function makeBuilders (core, mode) {
+  const { Integer } = core
+  /** A whole number (|v| < 2^53) as an Integer. */
+  const toInteger = (v) => (v >= -2147483648 && v <= 2147483647 ? new Integer(v, v < 0 ? -1 : 0) : Integer.fromNumber(v))
+  /** A whole number (|v| < 2^53) in the mode's integer type. */
+  const I = mode === 'bigint' ? BigInt : mode === 'number' ? (v) => v : toInteger
+  /** A field of the mode's integer type as a safe integer, or NaN. */
+  const num = mode === 'integer'
+    ? (v) => (v instanceof Integer && v.high >= -0x200000 && v.high < 0x200000 ? v.high * 4294967296 + (v.low >>> 0) : NaN)
+    : mode === 'number'
+      ? (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? v + 0 : NaN) // + 0: -0 is 0, as in the driver's int()
+      : (v) => (typeof v === 'bigint' && v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : NaN)
+  /** Whether a field passed through unchanged is of the mode's integer type. */
+  const isModeInt = mode === 'integer'
+    ? (v) => v instanceof Integer
+    : mode === 'number' ? (v) => typeof v === 'number' : (v) => typeof v === 'bigint'
+  const nano = (v) => {
+    const n = num(v)
+    return n >= 0 && n < NANOS_PER_SECOND ? n : NaN
+  }
+
+  const { Date: DateClass, LocalTime, Time, LocalDateTime, DateTime, Duration, Point } = core
+  const { Node, Relationship, UnboundRelationship, Path, PathSegment } = core
+
+  const date = (days) => {
+    if (!(days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY)) return undefined
+    const [y, m, d] = civilFromEpochDay(days)
+    const o = Object.create(DateClass.prototype)
+    o.year = I(y)
+    o.month = I(m)
+    o.day = I(d)
+    return Object.freeze(o)
+  }
+  /** Sets hour … nanosecond on `o` from a nanosecond of the day (0 <= n < 86400e9). */
+  const setTime = (o, n) => {
+    const s = Math.floor(n / NANOS_PER_SECOND)
+    const h = Math.floor(s / 3600)
+    const mi = Math.floor((s - h * 3600) / 60)
+    o.hour = I(h)
+    o.minute = I(mi)
+    o.second = I(s - h * 3600 - mi * 60)
+    o.nanosecond = I(n - s * NANOS_PER_SECOND)
+  }
+  /** Sets year … nanosecond on `o` from local epoch seconds and a nanosecond; false if out of range. */
+  const setDateTime = (o, second, ns) => {
+    const days = Math.floor(second / SECONDS_PER_DAY)
+    if (!(days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY) || ns !== ns) return false
+    const [y, m, d] = civilFromEpochDay(days)
+    o.year = I(y)
+    o.month = I(m)
+    o.day = I(d)
+    setTime(o, (second - days * SECONDS_PER_DAY) * NANOS_PER_SECOND + ns)
+    return true
+  }
+  const localDateTime = (second, ns) => {
+    const o = Object.create(LocalDateTime.prototype)
+    return setDateTime(o, second, ns) ? Object.freeze(o) : undefined
+  }
+  /** A DateTime with an offset (a field, kept as it is) or a zone id. */
+  const dateTime = (second, ns, offset, zone) => {
+    const o = Object.create(DateTime.prototype)
+    if (!setDateTime(o, second, ns)) return undefined
+    o.timeZoneOffsetSeconds = offset
+    o.timeZoneId = zone
+    return Object.freeze(o)
+  }
+  const validZone = (zone) => typeof zone === 'string' && zone !== '' && zoneFormat(zone) !== null
+
+  const b = []
+  b[0x44] = { name: 'Date', size: 1, build: (f) => date(num(f[0])) }
+  b[0x74] = {
+    name: 'LocalTime',
+    size: 1,
+    build: (f) => {
+      const n = num(f[0])
+      if (!(n >= 0 && n < NANOS_PER_DAY)) return undefined
+      const o = Object.create(LocalTime.prototype)
+      setTime(o, n)
+      return Object.freeze(o)
+    }
+  }
+  b[0x54] = {
+    name: 'Time',
+    size: 2,
+    build: (f) => {
+      const n = num(f[0])
+      if (!(n >= 0 && n < NANOS_PER_DAY) || !isModeInt(f[1])) return undefined
+      const o = Object.create(Time.prototype)
+      setTime(o, n)
+      o.timeZoneOffsetSeconds = f[1]
+      return Object.freeze(o)
+    }
+  }
+  b[0x64] = { name: 'LocalDateTime', size: 2, build: (f) => localDateTime(num(f[0]), nano(f[1])) }
+  // Bolt < 5 (without the utc patch): seconds are local.
+  b[0x46] = {
+    name: 'DateTime (offset, legacy)',
+    size: 3,
+    build: (f) => isModeInt(f[2]) ? dateTime(num(f[0]), nano(f[1]), f[2], undefined) : undefined
+  }
+  b[0x66] = {
+    name: 'DateTime (zone id, legacy)',
+    size: 3,
+    build: (f) => validZone(f[2]) ? dateTime(num(f[0]), nano(f[1]), undefined, f[2]) : undefined
+  }
+  // Bolt 5+ (and 4.4 with the utc patch): seconds are UTC.
+  b[0x49] = {
+    name: 'DateTime (offset)',
+    size: 3,
+    build: (f) => {
+      const off = num(f[2])
+      return off === off ? dateTime(num(f[0]) + off, nano(f[1]), f[2], undefined) : undefined
+    }
+  }
+  b[0x69] = {
+    name: 'DateTime (zone id)',
+    size: 3,
+    build: (f) => {
+      const utc = num(f[0])
+      const zone = f[2]
+      if (!(utc >= ZONE_MIN_SECOND && utc <= ZONE_MAX_SECOND) || !validZone(zone)) return undefined
+      const off = zoneOffset(zone, zoneFormat(zone), utc)
+      return dateTime(utc + off, nano(f[1]), I(off), zone)
+    }
+  }
+  /**
+   * A Duration whose normalised seconds and nanoseconds are of type `J`: the mode's
+   * integer type (6.x), or always an Integer (5.x, whose constructor does not convert
+   * them back); probing picks the one the release builds.
+   */
+  const duration = (J) => ({
+    name: 'Duration',
+    size: 4,
+    build: (f) => {
+      const s = num(f[2])
+      const n = num(f[3])
+      if (s !== s || n !== n || !isModeInt(f[0]) || !isModeInt(f[1])) return undefined
+      const carry = Math.floor(n / NANOS_PER_SECOND)
+      const seconds = s + carry
+      if (!Number.isSafeInteger(seconds)) return undefined
+      const o = Object.create(Duration.prototype)
+      o.months = f[0]
+      o.days = f[1]
+      o.seconds = J(seconds)
+      o.nanoseconds = J(n - carry * NANOS_PER_SECOND)
+      return Object.freeze(o)
+    }
+  })
+  b[0x58] = { name: 'Point (2D)', size: 3, build: (f) => new Point(f[0], f[1], f[2], undefined) }
+  b[0x59] = { name: 'Point (3D)', size: 4, build: (f) => new Point(f[0], f[1], f[2], f[3]) }
+
+  // Graph types: Bolt 5+ adds element ids (the variant is chosen by probing).
+  const graph = [
+    { name: 'Node', size: 3, build: (f) => new Node(f[0], f[1], f[2]) },
+    { name: 'Node', size: 4, build: (f) => new Node(f[0], f[1], f[2], f[3]) },
+    { name: 'Relationship', size: 5, build: (f) => new Relationship(f[0], f[1], f[2], f[3], f[4]) },
+    {
+      name: 'Relationship',
+      size: 8,
+      build: (f) => new Relationship(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7])
+    },
+    { name: 'UnboundRelationship', size: 3, build: (f) => new UnboundRelationship(f[0], f[1], f[2]) },
+    { name: 'UnboundRelationship', size: 4, build: (f) => new UnboundRelationship(f[0], f[1], f[2], f[3]) }
+  ]
+  const variants = {
+    0x4e: [graph[0], graph[1]],
+    0x52: [graph[2], graph[3]],
+    0x72: [graph[4], graph[5]],
+    0x45: [duration(I), duration(toInteger)]
+  }
+
+  b[0x50] = {
+    name: 'Path',
+    size: 3,
+    build: (f) => {
+      const nodes = f[0]
+      const sequence = f[2]
+      if (!Array.isArray(nodes) || !Array.isArray(f[1]) || !Array.isArray(sequence)) return undefined
+      // The driver binds relationships in its field array; a copy keeps the fields as
+      // they came, should the driver have to take over.
+      const rels = f[1].slice()
+      const segments = []
+      let prev = nodes[0]
+      for (let i = 0; i < sequence.length; i += 2) {
+        const next = nodes[sequence[i + 1]]
+        const at = core.toNumber(sequence[i])
+        let rel
+        if (at > 0) {
+          rel = rels[at - 1]
+          if (rel instanceof UnboundRelationship) rels[at - 1] = rel = rel.bindTo(prev, next)
+        } else {
+          rel = rels[-at - 1]
+          if (rel instanceof UnboundRelationship) rels[-at - 1] = rel = rel.bindTo(next, prev)
+        }
+        segments.push(new PathSegment(prev, rel, next))
+        prev = next
+      }
+      return new Path(nodes[0], nodes[nodes.length - 1], segments)
+    }
+  }
+
+  if (typeof core.Vector === 'function') {
+    const kinds = { 0xc8: [Int8Array, 1], 0xc9: [Int16Array, 2], 0xca: [Int32Array, 4], 0xcb: [BigInt64Array, 8], 0xc6: [Float32Array, 4], 0xc1: [Float64Array, 8] }
+    b[0x56] = {
+      name: 'Vector',
+      size: -1,
+      build: (f) => {
+        const type = f[0]
+        const data = f[1]
+        if (!(type instanceof Int8Array) || type.length < 1 || !(data instanceof Int8Array) ||
+            data.byteOffset !== 0 || data.byteLength !== data.buffer.byteLength) return undefined
+        const k = kinds[type[0] & 0xff]
+        if (k === undefined || data.length % k[1] !== 0) return undefined
+        // Big-endian on the wire: reverse each element's bytes into a fresh buffer.
+        const src = new Uint8Array(data.buffer)
+        const out = new Uint8Array(src.length)
+        const w = k[1]
+        if (w === 1) out.set(src)
+        else for (let i = 0; i < src.length; i += w) for (let j = 0; j < w; j++) out[i + j] = src[i + w - 1 - j]
+        return new core.Vector(new k[0](out.buffer))
+      }
+    }
+  }
+  if (typeof core.UnsupportedType === 'function') {
+    b[0x3f] = {
+      name: 'UnsupportedType',
+      size: -1,
+      build: (f) => {
+        const extra = f[3]
+        if (typeof extra !== 'object' || extra === null) return undefined
+        return new core.UnsupportedType(f[0], f[1], f[2], extra.message)
+      }
+    }
+  }
+  return { b, variants, I }
+}
+
+/**
+ * Probe fields for each signature, in the mode's integer type (`I`): typical values and
+ * the edges of each kind's arithmetic (negative seconds, the last nanosecond of a day,
+ * the ends of a DST change). Each call makes fresh arrays.
+ */
+function probes (core, I, mode) {
+  const int = I
+  const node = (id) => new core.Node(int(id), ['L'], { id: int(id) }, `e${id}`)
+  const unbound = (id) => new core.UnboundRelationship(int(id), 'T', { w: 1.5 }, `r${id}`)
+  const berlinSpring = 1711846800 // 2024-03-31T01:00:00Z, Europe/Berlin springs forward
+  return {
+    0x44: [[int(0)], [int(-1)], [int(59)], [int(11016)], [int(-719528)], [int(2932896)]],
+    0x74: [[int(0)], [int(86399999999999)], [int(45296000000789)]],
+    0x54: [[int(0), int(0)], [int(86399999999999), int(-3600)], [int(45296000000789), int(50400)]],
+    0x64: [[int(0), int(0)], [int(-1), int(999999999)], [int(1700000000), int(123)], [int(-62135596800), int(1)]],
+    0x46: [[int(0), int(0), int(3600)], [int(-1), int(5), int(-7200)], [int(1700000000), int(123), int(0)]],
+    0x66: [[int(0), int(0), 'Europe/Berlin'], [int(-86401), int(7), 'UTC'], [int(1700000000), int(1), 'America/New_York']],
+    0x49: [[int(0), int(0), int(3600)], [int(-1), int(5), int(-7200)], [int(1700000000), int(123), int(19800)]],
+    0x69: [[int(0), int(0), 'Europe/Berlin'], [int(berlinSpring - 1), int(9), 'Europe/Berlin'],
+      [int(berlinSpring), int(0), 'Europe/Berlin'], [int(1700000000), int(123), 'Asia/Kolkata'],
+      [int(-1), int(999999999), 'America/New_York'], [int(1700000000), int(0), 'UTC']],
+    0x45: [[int(14), int(3), int(5), int(1)], [int(-1), int(0), int(-5), int(-1500000000)], [int(0), int(0), int(0), int(999999999)]],
+    0x58: [[int(7203), 1.5, -2.25], [int(4326), 0, 1e300]],
+    0x59: [[int(9157), 1.5, -2.25, 3], [int(4979), 0, 0, -0.5]],
+    0x4e: [[int(1), ['A', 'B'], { p: int(1) }], [int(2), [], {}, 'n2']],
+    0x52: [[int(1), int(2), int(3), 'T', { w: 1 }], [int(4), int(5), int(6), 'R', {}, 'r4', 's5', 'e6']],
+    0x72: [[int(1), 'T', {}], [int(2), 'U', { a: 'b' }, 'u2']],
+    0x50: [
+      [[node(1), node(2), node(3)], [unbound(10), unbound(11)], [int(1), int(1), int(-2), int(2)]],
+      [[node(1)], [], []]
+    ],
+    0x56: [
+      [Int8Array.of(0xc8 - 256), Int8Array.of(1, -2, 3)],
+      [Int8Array.of(0xc9 - 256), Int8Array.of(1, 2, -1, -2)],
+      [Int8Array.of(0xca - 256), Int8Array.of(0, 0, 1, 2)],
+      [Int8Array.of(0xcb - 256), Int8Array.of(-128, 0, 0, 0, 0, 0, 0, 1)],
+      [Int8Array.of(0xc6 - 256), Int8Array.of(63, -64, 0, 0)],
+      [Int8Array.of(0xc1 - 256), Int8Array.of(64, 9, 33, -5, 84, 68, 45, 24)]
+    ],
+    0x3f: [['Thing', int(6), int(2), { message: 'needs 6.2' }], ['X', int(9), int(0), {}]]
+  }
+}
+
+/**
  * Makes the hydrator for one driver transformer (`hydrate`, the protocol's
- * `fromStructure`) and integer mode, or returns `null` when that transformer does not
- * build Dates the way this module does (checked once, on a probe value): the caller then
- * keeps the driver's own path for everything.
+ * `fromStructure`) and integer mode: each structure kind whose probe values the
+ * transformer builds exactly as this module does is built here, every other kind by the
+ * transformer. Returns `null` when no kind qualifies (the caller then keeps the driver's
+ * path for everything).
  *
  * @param {any} core `neo4j-driver-core`
  * @param {any} Structure the driver's Structure class
  * @param {(s: unknown) => unknown} hydrate the driver's transformer
  * @param {'integer' | 'number' | 'bigint'} mode the unpacker's integer mode
- * @returns {((signature: number, fields: unknown[]) => unknown) | null} a function that
- *   returns the hydrated value, or `undefined` when the driver must do it
+ * @returns {{hydrate: (signature: number, fields: unknown[]) => unknown, kinds: string[]} | null}
+ *   `hydrate` returns the hydrated value, or `undefined` when the driver must do it;
+ *   `kinds` names the kinds built here
  */
 function makeFastHydrate (core, Structure, hydrate, mode) {
-  const DateClass = core.Date
-  if (typeof DateClass !== 'function' || typeof core.int !== 'function') return null
-  const I = mode === 'bigint' ? BigInt : mode === 'number' ? Number : core.int
-  const toNumber = mode === 'integer'
-    ? (v) => (v instanceof core.Integer && v.high >= -0x200000 && v.high < 0x200000 ? v.toNumber() : NaN)
-    : (v) => Number(v)
-  /** Builds a Date as the driver's transformer does, from numbers. */
-  const makeDate = (y, m, d) => {
-    const date = Object.create(DateClass.prototype)
-    date.year = I(y)
-    date.month = I(m)
-    date.day = I(d)
-    return Object.freeze(date)
-  }
-  // The probe: a few days, each built by the driver and by this module, must agree.
+  if (typeof core.int !== 'function' || typeof core.Integer !== 'function') return null
+  let built
   try {
-    for (const days of [0, -1, 59, 60, 11016, -719528, 2932896]) {
-      const theirs = hydrate(new Structure(0x44, [I(days)]))
-      const [y, m, d] = civilFromEpochDay(days)
-      const ours = makeDate(y, m, d)
-      if (!(theirs instanceof DateClass) || !Object.isFrozen(theirs)) return null
-      const keys = Object.keys(theirs)
-      if (keys.length !== 3 || keys.join() !== 'year,month,day') return null
-      for (const k of keys) {
-        const a = theirs[k]
-        const b = ours[k]
-        const same = mode === 'integer' ? (a instanceof core.Integer && a.equals(b)) : a === b
-        if (!same) return null
-      }
-    }
+    built = makeBuilders(core, mode)
   } catch (e) {
     return null
   }
-  return function fastHydrate (signature, fields) {
-    if (signature === 0x44 && fields.length === 1) {
-      const days = toNumber(fields[0])
-      if (Number.isInteger(days) && days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY) {
-        const [y, m, d] = civilFromEpochDay(days)
-        return makeDate(y, m, d)
+  const { b, variants, I } = built
+  const table = new Array(256).fill(undefined)
+  const kinds = []
+  /** Whether the transformer builds every probe of `kind`'s size as `kind` does. */
+  const agrees = (sig, kind) => {
+    const sized = (f) => kind.size < 0 || f.length === kind.size
+    let tried = 0
+    try {
+      const theirsIn = probes(core, I, mode)[sig]
+      const oursIn = probes(core, I, mode)[sig] // fresh arrays: builders may not share them
+      for (let i = 0; i < theirsIn.length; i++) {
+        if (!sized(theirsIn[i])) continue
+        tried++
+        const theirs = hydrate(new Structure(sig, theirsIn[i]))
+        const ours = kind.build(oursIn[i])
+        if (ours === undefined || !sameValue(theirs, ours)) return false
+      }
+    } catch (e) {
+      return false
+    }
+    return tried > 0
+  }
+  for (let sig = 0; sig < 256; sig++) {
+    const candidates = variants[sig] || (b[sig] ? [b[sig]] : [])
+    for (const kind of candidates) {
+      if (agrees(sig, kind)) {
+        table[sig] = kind
+        kinds.push(kind.name)
+        break
       }
     }
-    return undefined
+  }
+  if (kinds.length === 0) return null
+  return {
+    kinds,
+    hydrate (signature, fields) {
+      const kind = table[signature]
+      if (kind === undefined || (kind.size >= 0 && fields.length !== kind.size)) return undefined
+      try {
+        return kind.build(fields)
+      } catch (e) {
+        return undefined
+      }
+    }
   }
 }
 
-module.exports = { civilFromEpochDay, makeFastHydrate, MAX_EPOCH_DAY }
+module.exports = { civilFromEpochDay, epochDayFromCivil, makeFastHydrate, sameValue, MAX_EPOCH_DAY }

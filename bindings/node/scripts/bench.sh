@@ -22,6 +22,6 @@ npm run --silent build >&2
 if [ "${1:-}" = "--e2e" ]; then
   shift
   ROOT="$(cd "$HERE/../.." && pwd)"
-  exec "$ROOT/scripts/with-neo4j.sh" 5.26 "${NEO4J_E2E_PORT:-17889}" -- node "$ROOT/benches/node/e2e.js" "$@"
+  exec "$ROOT/scripts/with-neo4j.sh" 5.26 "${NEO4J_E2E_PORT:-17889}" -- node --expose-gc "$ROOT/benches/node/e2e.js" "$@"
 fi
 exec node ../../benches/node/bench.js "$@"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the addon and runs every Node test: vectors, unit, differential against
-# neo4j-driver's own codec, and the drop-in e2e test against a real Neo4j 5.26.
+# neo4j-driver's own codec and hydration, and the drop-in e2e test against a real Neo4j
+# 5.26; then the hydration differential against every other supported neo4j-driver
+# release and the e2e test with the 5.x LTS (scripts/driver-releases.sh).
 #
 #   bindings/node/scripts/test.sh [--no-server]
 #
@@ -37,22 +39,24 @@ if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   fi
 fi
 
-tests=(test/vectors.test.js test/api.test.js test/isolation.test.js test/differential.test.js test/driver-contract.test.js test/fast-hydrate.test.js test/arrow.test.js test/driver.e2e.test.js)
+tests=(test/vectors.test.js test/api.test.js test/isolation.test.js test/differential.test.js test/driver-contract.test.js test/fast-hydrate.test.js test/hydration.test.js test/arrow.test.js test/driver.e2e.test.js)
+# Every run of the test runner (this package's release, then the others) into one log.
+run_all='s=0; node --test "${@:1}" 2>&1 | tee "$0"; s=${PIPESTATUS[0]}; scripts/driver-releases.sh 2>&1 | tee -a "$0"; r=${PIPESTATUS[0]}; exit $(( s != 0 ? s : r ))'
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 if [ "$server" = 1 ]; then
   "$ROOT/scripts/with-neo4j.sh" 5.26 "${NEO4J_TEST_PORT:-17887}" -- \
-    bash -c 'node --test "$@" 2>&1 | tee "$0"; exit "${PIPESTATUS[0]}"' "$log" "${tests[@]}" || status=$?
+    bash -c "$run_all" "$log" "${tests[@]}" || status=$?
 else
-  node --test "${tests[@]}" 2>&1 | tee "$log" || status=$?
+  bash -c "$run_all" "$log" "${tests[@]}" || status=$?
 fi
 # The server's shutdown message comes after the runner's output: repeat its summary, so
 # that the run ends with it.
 echo
-grep -E '^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ' "$log" | tail -8 || true
-pass=$(grep -E '^# pass ' "$log" | tail -1 | awk '{print $3}')
-fail=$(grep -E '^# fail ' "$log" | tail -1 | awk '{print $3}')
+grep -E '^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) |^driver-releases: ' "$log" || true
+pass=$(grep -E '^# pass ' "$log" | awk '{s += $3} END {if (NR) print s}')
+fail=$(grep -E '^# fail ' "$log" | awk '{s += $3} END {if (NR) print s}')
 if [ -z "$pass" ]; then
   echo "test.sh: the test runner printed no summary (status $status)" >&2
   exit "$(( status == 0 ? 1 : status ))"

@@ -2,11 +2,16 @@
 // The drop-in codec with the official neo4j-driver against a real Neo4j server: the same
 // queries run with the driver's own codec and with boltcodec installed, and every result
 // must be identical. Needs NEO4J_BOLT_PORT (scripts/test.sh starts a server through
-// scripts/with-neo4j.sh); skipped without it.
+// scripts/with-neo4j.sh); skipped without it. The release is the neo4j-driver found from
+// BOLTCODEC_DRIVER_DIR (default: this package's; scripts/driver-releases.sh sets it).
 
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
-const neo4j = require('neo4j-driver')
+const path = require('node:path')
+const driverDir = path.dirname(require.resolve('neo4j-driver/package.json', {
+  paths: [process.env.BOLTCODEC_DRIVER_DIR || path.join(__dirname, '..')]
+}))
+const neo4j = require(driverDir)
 const driverCodec = require('../driver.js')
 const decode = require('../lib/decode.js')
 const encode = require('../lib/encode.js')
@@ -120,7 +125,7 @@ for (const [mode, config] of Object.entries(CONFIGS)) {
       packs++
       return packTransient.apply(this, args)
     }
-    driverCodec.install()
+    driverCodec.install({ driverDir })
     let actual
     try {
       actual = await runAll(config)
@@ -130,6 +135,10 @@ for (const [mode, config] of Object.entries(CONFIGS)) {
       encode.packTransient = packTransient
     }
     assert.ok(pushes > 0, 'boltcodec decoded the responses')
+    const hydrated = driverCodec.status().hydrated
+    for (const kind of ['Node', 'Relationship', 'Path', 'Date', 'DateTime (zone id)', 'Duration', 'Point (3D)']) {
+      assert.ok(hydrated.includes(kind), `the drop-in built ${kind} itself (${hydrated})`)
+    }
     assert.ok(packs >= QUERIES.length, 'boltcodec encoded the requests')
     assert.equal(actual.length, expected.length)
     for (let i = 0; i < expected.length; i++) {
@@ -137,6 +146,6 @@ for (const [mode, config] of Object.entries(CONFIGS)) {
     }
     const rows = expected.find((r) => r.name.startsWith('many rows')).records.length
     assert.equal(rows, 30000)
-    console.log(`# e2e (${mode}): ${expected.length} queries, ${rows} rows in the batch query, identical; ${pushes} native reads, ${packs} requests packed`)
+    console.log(`# e2e (neo4j-driver ${neo4j.version || require(path.join(driverDir, 'package.json')).version}, ${mode}): ${expected.length} queries, ${rows} rows in the batch query, identical; ${pushes} native reads, ${packs} requests packed`)
   })
 }
