@@ -1,58 +1,22 @@
 //! Bolt framing from Python: the public [`PyDechunker`] and the receive core of the
-//! driver drop-in ([`MessageReader`]). Framing itself is `bolt::chunk::Dechunker`; this
-//! module only turns its messages into Python objects.
+//! driver drop-in ([`MessageReader`]). Both sit on the core's receive path,
+//! `bolt::inbox::Inbox` (framing, the queue of complete messages in stream order, which
+//! messages are RECORDs, where a message's fields start); this module only turns its
+//! messages into Python objects and keeps the Python error of a message that failed.
 
-use std::collections::VecDeque;
-
-use bolt::chunk::{Batch, DechunkLimits, Dechunker};
+use bolt::chunk::DechunkLimits;
+use bolt::inbox::{Inbox, Received};
 use packstream::{DecodeLimits, DecodeOptions, Decoder};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use crate::decode::{Builder, Failure};
+use crate::decode::Builder;
 use crate::errors;
 use crate::ffi::Input;
 
-/// The Bolt RECORD message tag.
-const RECORD: u8 = 0x71;
-
-/// Whether message bytes start with a RECORD header (`B1 71`, or any tiny structure
-/// tagged RECORD).
-fn is_record(bytes: &[u8]) -> bool {
-    matches!(bytes, [marker, RECORD, ..] if marker & 0xF0 == packstream::marker::TINY_STRUCT)
-}
-
-/// Decodes one message's bytes into `(tag, fields)`, hooks applied.
-fn decode_message<'py>(
-    py: Python<'py>,
-    bytes: &[u8],
-    opts: DecodeOptions,
-    hook: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(u8, Bound<'py, PyList>)> {
-    let mut dec = Decoder::with_options(bytes, opts);
-    let mut b = Builder::new(py, hook.cloned());
-    let (tag, fields) = b
-        .read_message(&mut dec)
-        .map_err(|f: Failure| f.into_pyerr(py, 0, bytes))?;
-    b.release_cache();
-    // The message bytes are owned by Rust (a copy, or an immutable `bytes`), so running the
-    // hooks now cannot change them.
-    b.run_hooks(fields.clone().into_any())?;
-    Ok((tag, fields))
-}
-
-/// One framed message waiting in a [`Queue`]: `raw[start..start + len]`, whose first chunk
-/// header is at stream offset `offset`.
-#[derive(Clone, Copy)]
-struct Span {
-    start: usize,
-    len: usize,
-    offset: u64,
-}
-
-/// Once the queue buffer (empty), or the dechunker's buffer between messages, holds more
-/// than [`SHRINK_ABOVE`], it is shrunk to this, so one huge message or batch does not pin
-/// its memory for the life of the stream.
+/// Once an inbox is empty and between messages, and holds more buffer memory than
+/// [`SHRINK_ABOVE`], it is shrunk to this, so one huge message or batch does not pin its
+/// memory for the life of the stream.
 const KEEP_CAPACITY: usize = 256 * 1024;
 
 /// Buffers up to this size are kept as they are: shrinking them after every batch of
@@ -60,107 +24,42 @@ const KEEP_CAPACITY: usize = 256 * 1024;
 /// ten 100 KB messages fed to a new `Dechunker` each time), for little memory.
 const SHRINK_ABOVE: usize = 4 * 1024 * 1024;
 
-/// The messages of one stream that were framed but not delivered yet, and the error of a
-/// message that failed after others had already been delivered by the same call.
-///
-/// This is all the state a stream keeps between calls besides the core dechunker, and it
-/// only changes in two ways: bytes fed are framed and appended (always, before anything
-/// can fail, so no input is ever lost), and messages are taken off the front one at a
-/// time as they are delivered or fail. A failing message or hook therefore affects
-/// exactly one message; the ones after it stay queued in order.
-#[derive(Default)]
-struct Queue {
-    raw: Vec<u8>,
-    spans: VecDeque<Span>,
-    /// Raised by the next call, before any message after it is delivered.
-    deferred: Option<PyErr>,
-}
-
-impl Queue {
-    /// Frames `data` with `dechunker` and appends every message it completes; returns the
-    /// framing error that stopped it, if any (the dechunker is then poisoned and reports
-    /// it again on every later feed).
-    fn absorb(
-        &mut self,
-        dechunker: &mut Dechunker,
-        data: &[u8],
-    ) -> Option<bolt::chunk::DechunkError> {
-        let batch = dechunker.feed_batch(data);
-        self.push_batch(&batch);
-        let error = batch.error().cloned();
-        drop(batch);
-        release_memory(dechunker);
-        error
-    }
-
-    /// Appends (copies) the messages of `batch`.
-    fn push_batch(&mut self, batch: &Batch<'_>) {
-        self.compact();
-        self.raw.reserve(batch.iter().map(|m| m.len()).sum());
-        for m in batch.iter() {
-            self.spans.push_back(Span {
-                start: self.raw.len(),
-                len: m.len(),
-                offset: m.offset(),
-            });
-            self.raw.extend_from_slice(m.bytes());
-        }
-    }
-
-    /// The bytes of a span taken off this queue.
-    fn bytes(&self, span: Span) -> &[u8] {
-        self.raw
-            .get(span.start..span.start + span.len)
-            .unwrap_or_default()
-    }
-
-    /// Gives back the space of delivered messages.
-    fn compact(&mut self) {
-        match self.spans.front() {
-            None => {
-                self.raw.clear();
-                if self.raw.capacity() > SHRINK_ABOVE {
-                    self.raw.shrink_to(KEEP_CAPACITY);
-                }
-            }
-            Some(&Span { start, .. }) if start > 0 && start >= self.raw.len() / 2 => {
-                self.raw.drain(..start);
-                for span in &mut self.spans {
-                    span.start -= start;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// How many messages and deferred errors the next call will deliver first.
-    fn len(&self) -> usize {
-        self.spans.len() + usize::from(self.deferred.is_some())
-    }
-
-    fn clear(&mut self) {
-        self.spans.clear();
-        self.deferred = None;
-        self.compact();
+/// Gives back what a rare huge message made the inbox's buffers grow to, once it is
+/// empty and between messages (never in the middle of one, which would copy its partial
+/// bytes again at every feed).
+fn release_memory(inbox: &mut Inbox) {
+    if inbox.is_at_boundary() && inbox.buffer_capacity() > SHRINK_ABOVE {
+        inbox.shrink_buffer_to(KEEP_CAPACITY / 2);
     }
 }
 
-/// Once every complete message is copied out, and only between messages, gives back what a
-/// rare huge message made the dechunker's buffer grow to. (Never in the middle of one,
-/// which would copy its partial bytes again at every feed.)
-fn release_memory(dechunker: &mut Dechunker) {
-    if dechunker.is_at_boundary() && dechunker.buffer_capacity() > SHRINK_ABOVE {
-        dechunker.shrink_buffer_to(KEEP_CAPACITY);
-    }
+/// Decodes the fields of `message` into a new list, hooks applied: `(signature, fields)`.
+/// A `DecodeError` carries ``message_offset``, the stream offset of its first chunk
+/// header.
+fn decode_message<'py>(
+    py: Python<'py>,
+    message: Received<'_>,
+    opts: DecodeOptions,
+    hook: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(u8, Bound<'py, PyList>)> {
+    let mut dec = Decoder::with_options(&[], opts);
+    let mut b = Builder::new(py, hook.cloned());
+    let fields = PyList::empty(py);
+    let signature = b
+        .message_into(&mut dec, message, &fields)
+        .map_err(|f| at_message(py, f.into_pyerr(py, 0, message.bytes()), message))?;
+    Ok((signature, fields))
 }
 
 /// Adds ``message_offset`` (the stream offset of the failed message's first chunk header)
 /// to a `DecodeError`; other exceptions (a hook's own) are left as they are.
-fn at_message(py: Python<'_>, err: PyErr, span: Span) -> PyErr {
+fn at_message(py: Python<'_>, err: PyErr, message: Received<'_>) -> PyErr {
     if err.is_instance_of::<errors::DecodeError>(py) {
-        // Setting an attribute on our own fresh exception cannot fail in practice; if it
-        // did, the error is still raised, only without it.
-        let _ = err.value(py).setattr("message_offset", span.offset);
+        errors::set_attrs(
+            py,
+            &err,
+            &[("message_offset", Some(message.stream_offset()))],
+        );
     }
     err
 }
@@ -179,9 +78,11 @@ fn at_message(py: Python<'_>, err: PyErr, span: Span) -> PyErr {
 /// errors) are waiting; ``feed_messages(b"")`` takes them out without new input.
 #[pyclass(name = "Dechunker", module = "boltcodec")]
 pub struct PyDechunker {
-    inner: Dechunker,
+    inbox: Inbox,
     opts: DecodeOptions,
-    queue: Queue,
+    /// The error of a message that failed after others were returned by the same call:
+    /// raised by the next call, before any message after it.
+    deferred: Option<PyErr>,
 }
 
 #[pymethods]
@@ -194,12 +95,12 @@ impl PyDechunker {
             ..DecodeLimits::DEFAULT
         };
         PyDechunker {
-            inner: Dechunker::with_limits(DechunkLimits {
+            inbox: Inbox::with_limits(DechunkLimits {
                 max_message_size,
                 max_chunks,
             }),
             opts: DecodeOptions::default().with_uuid(uuid).with_limits(limits),
-            queue: Queue::default(),
+            deferred: None,
         }
     }
 
@@ -211,45 +112,20 @@ impl PyDechunker {
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         crate::guard(|| {
-            let input = Input::new(data)?;
-            let out = PyList::empty(py);
-            if self.queue.len() == 0 {
-                // Nothing waits: the messages go out straight from the batch, without a
-                // copy into the queue (no Python code runs here besides allocation).
-                let batch = self.inner.feed_batch(input.as_slice());
-                let mut built = Ok(());
-                for m in batch.iter() {
-                    built = out.append(PyBytes::new(py, m.bytes()));
-                    if built.is_err() {
-                        break;
-                    }
-                }
-                let framing = batch.error().cloned();
-                if built.is_err() {
-                    // Out of memory: keep every message for the next call, lose none.
-                    self.queue.push_batch(&batch);
-                }
-                drop(batch);
-                drop(input);
-                release_memory(&mut self.inner);
-                built?;
-                return match framing {
-                    Some(e) if out.is_empty() => Err(errors::dechunk_error(py, &e)),
-                    _ => Ok(out),
-                };
-            }
-            let framing = self.queue.absorb(&mut self.inner, input.as_slice());
-            drop(input);
-            if let Some(e) = self.queue.deferred.take() {
+            // Framed and queued before anything can fail, so no input is ever lost.
+            self.inbox.feed(Input::new(data)?.as_slice());
+            if let Some(e) = self.deferred.take() {
                 return Err(e);
             }
-            for &span in &self.queue.spans {
-                out.append(PyBytes::new(py, self.queue.bytes(span)))?;
+            let out = PyList::empty(py);
+            for m in self.inbox.iter() {
+                // Out of memory: every message stays queued for the next call.
+                out.append(PyBytes::new(py, m.bytes()))?;
             }
-            self.queue.spans.clear();
-            self.queue.compact();
-            match framing {
-                Some(e) if out.is_empty() => Err(errors::dechunk_error(py, &e)),
+            self.inbox.consume(out.len());
+            release_memory(&mut self.inbox);
+            match self.inbox.error() {
+                Some(e) if out.is_empty() => Err(errors::dechunk_error(py, e)),
                 _ => Ok(out),
             }
         })
@@ -271,36 +147,32 @@ impl PyDechunker {
         struct_hook: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         crate::guard(|| {
-            let input = Input::new(data)?;
-            // The framed messages are copied into the queue first: hooks may run Python
-            // code, so nothing of the caller's buffer may stay borrowed while they do.
-            let framing = self.queue.absorb(&mut self.inner, input.as_slice());
-            drop(input);
-            if let Some(e) = self.queue.deferred.take() {
+            // The inbox owns the messages it queues: hooks may run Python code, so
+            // nothing of the caller's buffer stays borrowed while they do.
+            self.inbox.feed(Input::new(data)?.as_slice());
+            if let Some(e) = self.deferred.take() {
                 return Err(e);
             }
             let hook = struct_hook.filter(|h| !h.is_none());
             let out = PyList::empty(py);
-            while let Some(span) = self.queue.spans.pop_front() {
-                let bytes = self.queue.bytes(span);
-                let decoded = decode_message(py, bytes, self.opts, hook.as_ref())
+            while let Some(message) = self.inbox.get(0) {
+                let decoded = decode_message(py, message, self.opts, hook.as_ref())
                     .and_then(|(tag, fields)| {
                         PyTuple::new(py, [tag.into_pyobject(py)?.into_any(), fields.into_any()])
                     })
                     .and_then(|message| out.append(message));
+                self.inbox.consume(1);
                 if let Err(e) = decoded {
-                    let e = at_message(py, e, span);
-                    self.queue.compact();
                     if out.is_empty() {
                         return Err(e);
                     }
-                    self.queue.deferred = Some(e);
+                    self.deferred = Some(e);
                     return Ok(out);
                 }
             }
-            self.queue.compact();
-            match framing {
-                Some(e) if out.is_empty() => Err(errors::dechunk_error(py, &e)),
+            release_memory(&mut self.inbox);
+            match self.inbox.error() {
+                Some(e) if out.is_empty() => Err(errors::dechunk_error(py, e)),
                 _ => Ok(out),
             }
         })
@@ -309,10 +181,10 @@ impl PyDechunker {
     /// Call at the end of the stream: raises the deferred error of a failed message, if
     /// one is waiting, or ``DechunkError`` if the stream stopped inside a message.
     fn end_of_stream(&mut self, py: Python<'_>) -> PyResult<()> {
-        if let Some(e) = self.queue.deferred.take() {
+        if let Some(e) = self.deferred.take() {
             return Err(e);
         }
-        self.inner
+        self.inbox
             .end_of_stream()
             .map_err(|e| errors::dechunk_error(py, &e))
     }
@@ -320,39 +192,40 @@ impl PyDechunker {
     /// Whether the stream is between messages (nothing partial, nothing queued).
     #[getter]
     fn at_boundary(&self) -> bool {
-        self.inner.is_at_boundary() && self.queue.len() == 0
+        self.inbox.is_at_boundary() && self.deferred.is_none()
     }
 
     /// How many complete messages (and deferred errors) the next call delivers before
     /// any new input: non-zero after a call returned early because a message failed.
     #[getter]
     fn pending(&self) -> usize {
-        self.queue.len()
+        self.inbox.len() + usize::from(self.deferred.is_some())
     }
 
     /// How many NOOPs (keep-alive ``00 00`` between messages) were skipped.
     #[getter]
     fn noop_count(&self) -> u64 {
-        self.inner.noop_count()
+        self.inbox.noop_count()
     }
 
     /// Bytes of buffer memory this Dechunker holds (internal: for the memory tests).
     #[getter]
     fn _buffer_capacity(&self) -> usize {
-        self.inner.buffer_capacity() + self.queue.raw.capacity()
+        self.inbox.buffer_capacity()
     }
 
     /// How many bytes were fed in total.
     #[getter]
     fn stream_offset(&self) -> u64 {
-        self.inner.stream_offset()
+        self.inbox.stream_offset()
     }
 
     /// Forgets all state, queued messages and deferred errors included, as for a new
     /// connection.
     fn reset(&mut self) {
-        self.inner.reset();
-        self.queue.clear();
+        self.inbox.reset();
+        self.deferred = None;
+        release_memory(&mut self.inbox);
     }
 }
 
@@ -369,11 +242,10 @@ impl PyDechunker {
 /// with the message after it.
 #[pyclass(module = "boltcodec._native")]
 pub struct MessageReader {
-    dechunker: Dechunker,
+    inbox: Inbox,
     opts: DecodeOptions,
-    queue: Queue,
-    /// A framing error to raise once the messages before it are handed out.
-    error: Option<bolt::chunk::DechunkError>,
+    /// The error of a RECORD that failed while merging: raised by the next pop.
+    deferred: Option<PyErr>,
     /// How many RECORDs at most to merge into one.
     max_batch: usize,
 }
@@ -384,10 +256,9 @@ impl MessageReader {
     #[pyo3(signature = (*, uuid = false, max_batch = 65536))]
     fn new(uuid: bool, max_batch: usize) -> Self {
         MessageReader {
-            dechunker: Dechunker::new(),
+            inbox: Inbox::new(),
             opts: DecodeOptions::default().with_uuid(uuid),
-            queue: Queue::default(),
-            error: None,
+            deferred: None,
             max_batch: max_batch.max(1),
         }
     }
@@ -397,10 +268,7 @@ impl MessageReader {
         crate::guard(|| {
             let input = Input::new(buffer)?;
             let data = input.as_slice();
-            let data = data.get(..n).unwrap_or(data);
-            if let Some(e) = self.queue.absorb(&mut self.dechunker, data) {
-                self.error.get_or_insert(e);
-            }
+            self.inbox.feed(data.get(..n).unwrap_or(data));
             Ok(())
         })
     }
@@ -417,57 +285,67 @@ impl MessageReader {
         hydration_hooks: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<(Bound<'py, PyBytes>, Bound<'py, PyList>)>> {
         crate::guard(|| {
-            if let Some(e) = self.queue.deferred.take() {
+            if let Some(e) = self.deferred.take() {
                 return Err(e);
             }
-            let Some(span) = self.queue.spans.pop_front() else {
-                if let Some(e) = &self.error {
+            if self.inbox.is_empty() {
+                release_memory(&mut self.inbox);
+                if let Some(e) = self.inbox.error() {
                     return Err(errors::dechunk_error(py, e));
                 }
                 return Ok(None);
-            };
-            let hook = crate::dropin::structure_hook(py, hydration_hooks)?;
-            let bytes = self.queue.bytes(span);
-            let (tag, fields) = decode_message(py, bytes, self.opts, hook.as_ref())
-                .map_err(|e| at_message(py, e, span))?;
-            if tag == RECORD {
-                let mut merged = 1usize;
-                while merged < self.max_batch {
-                    let Some(&next) = self.queue.spans.front() else {
-                        break;
-                    };
-                    if !is_record(self.queue.bytes(next)) {
-                        break;
-                    }
-                    self.queue.spans.pop_front();
-                    match decode_message(py, self.queue.bytes(next), self.opts, hook.as_ref()) {
-                        Ok((_, more)) => {
-                            for item in more.iter() {
-                                fields.append(item)?;
-                            }
-                            merged += 1;
-                        }
-                        // Raised by the next pop, after the records before it.
-                        Err(e) => {
-                            self.queue.deferred = Some(at_message(py, e, next));
-                            break;
-                        }
-                    }
-                }
             }
-            Ok(Some((PyBytes::new(py, &[tag]), fields)))
+            let hook = crate::dropin::structure_hook(py, hydration_hooks)?;
+            let mut dec = Decoder::with_options(&[], self.opts);
+            let mut b = Builder::new(py, hook);
+            let fields = PyList::empty(py);
+            let mut taken = 1;
+            let mut deferred = None;
+            let signature = {
+                let mut messages = self.inbox.iter();
+                let Some(first) = messages.next() else {
+                    return Ok(None);
+                };
+                match b.message_into(&mut dec, first, &fields) {
+                    Ok(signature) => {
+                        if first.is_record() {
+                            // The RECORDs queued right after it join it, each whole or
+                            // not at all; a failing one is consumed, its error raised
+                            // by the next pop.
+                            for next in messages.take(self.max_batch - 1) {
+                                if !next.is_record() {
+                                    break;
+                                }
+                                taken += 1;
+                                if let Err(f) = b.message_into(&mut dec, next, &fields) {
+                                    let e = f.into_pyerr(py, 0, next.bytes());
+                                    deferred = Some(at_message(py, e, next));
+                                    break;
+                                }
+                            }
+                        }
+                        Ok(signature)
+                    }
+                    Err(f) => Err(at_message(py, f.into_pyerr(py, 0, first.bytes()), first)),
+                }
+            };
+            self.inbox.consume(taken);
+            self.deferred = deferred;
+            release_memory(&mut self.inbox);
+            let signature = signature?;
+            Ok(Some((PyBytes::new(py, &[signature]), fields)))
         })
     }
 
     /// How many NOOPs (keep-alive ``00 00`` between messages) were skipped.
     #[getter]
     fn noop_count(&self) -> u64 {
-        self.dechunker.noop_count()
+        self.inbox.noop_count()
     }
 
     /// Whether a complete message (or an error) is buffered.
     #[getter]
     fn has_message(&self) -> bool {
-        self.queue.len() > 0 || self.error.is_some()
+        !self.inbox.is_empty() || self.deferred.is_some() || self.inbox.error().is_some()
     }
 }

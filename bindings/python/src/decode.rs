@@ -1,7 +1,9 @@
-//! PackStream bytes → Python objects, built straight from the core [`Decoder`]'s tokens:
-//! no intermediate Rust tree, exact-capacity lists and pre-sized dicts, a cache for short
-//! map keys, and no recursion (an explicit stack; the core decoder enforces the depth
-//! limit).
+//! PackStream bytes → Python objects, built from the core decoder's walk
+//! ([`packstream::Visitor`]): no intermediate Rust tree, exact-capacity lists and
+//! pre-sized dicts (sized by the core's capacity hints, which never trust a hostile
+//! length), a cache for short map keys, and no recursion. The nesting bookkeeping —
+//! counting items, closing containers, the limits, which strings are map keys — is the
+//! core's; this module only keeps the Python objects still being filled.
 //!
 //! Structure hooks are *deferred*: while the input is borrowed no Python code is called;
 //! the hooks run afterwards in the order the pure-Python driver calls them (post-order:
@@ -9,7 +11,9 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use packstream::{DecodeOptions, Decoder, Token};
+use bolt::inbox::Received;
+use bolt::message::MessageError;
+use packstream::{DecodeOptions, Decoder, Visitor};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
@@ -21,6 +25,8 @@ use crate::structure::Structure;
 pub(crate) enum Failure {
     /// The input is not valid PackStream.
     Decode(packstream::Error),
+    /// A Bolt message that is not one (not a structure, or a malformed header).
+    Message(MessageError),
     /// A Python exception.
     Py(PyErr),
 }
@@ -28,6 +34,12 @@ pub(crate) enum Failure {
 impl From<packstream::Error> for Failure {
     fn from(e: packstream::Error) -> Self {
         Failure::Decode(e)
+    }
+}
+
+impl From<MessageError> for Failure {
+    fn from(e: MessageError) -> Self {
+        Failure::Message(e)
     }
 }
 
@@ -42,7 +54,10 @@ impl Failure {
     /// buffer `whole`.
     pub(crate) fn into_pyerr(self, py: Python<'_>, base: usize, whole: &[u8]) -> PyErr {
         match self {
-            Failure::Decode(e) => crate::errors::decode_error(py, e.shifted(base), whole),
+            Failure::Decode(e) => {
+                crate::errors::decode_error(py, &e.shifted(base), whole, e.expected())
+            }
+            Failure::Message(e) => crate::errors::decode_error(py, &e, whole, e.expected()),
             Failure::Py(e) => e,
         }
     }
@@ -113,25 +128,20 @@ enum Parent<'py> {
     Dict(Bound<'py, PyDict>, Bound<'py, PyAny>),
 }
 
-/// A list being filled: exact capacity, or (when the input cannot be trusted to hold the
-/// declared items, see `Builder::promised`) grown item by item.
+/// A list being filled: exact capacity when the core says the input can hold every
+/// declared item, otherwise grown item by item (such input fails before the end).
 enum Items<'py> {
     Exact(ListBuilder<'py>),
-    Grow {
-        list: Bound<'py, PyList>,
-        len: usize,
-    },
+    Grow(Bound<'py, PyList>),
 }
 
 impl<'py> Items<'py> {
-    fn new(py: Python<'py>, len: usize, exact: bool) -> PyResult<Self> {
-        Ok(if exact {
-            Items::Exact(ListBuilder::new(py, len)?)
+    #[inline]
+    fn new(py: Python<'py>, len: u32, capacity: usize) -> PyResult<Self> {
+        Ok(if capacity >= len as usize {
+            Items::Exact(ListBuilder::new(py, len as usize)?)
         } else {
-            Items::Grow {
-                list: PyList::empty(py),
-                len,
-            }
+            Items::Grow(PyList::empty(py))
         })
     }
 
@@ -140,7 +150,7 @@ impl<'py> Items<'py> {
     fn next_index(&self) -> usize {
         match self {
             Items::Exact(b) => b.filled(),
-            Items::Grow { list, .. } => list.len(),
+            Items::Grow(list) => list.len(),
         }
     }
 
@@ -148,21 +158,18 @@ impl<'py> Items<'py> {
     fn handle(&self) -> ListHandle<'py> {
         match self {
             Items::Exact(b) => b.handle(),
-            Items::Grow { list, .. } => ListHandle::from_list(list.clone()),
+            Items::Grow(list) => ListHandle::from_list(list.clone()),
         }
     }
 
     #[inline]
-    fn push(&mut self, item: Bound<'py, PyAny>) -> PyResult<bool> {
+    fn push(&mut self, item: Bound<'py, PyAny>) -> PyResult<()> {
         match self {
             Items::Exact(b) => {
                 b.push(item);
-                Ok(b.is_full())
+                Ok(())
             }
-            Items::Grow { list, len } => {
-                list.append(item)?;
-                Ok(list.len() >= *len)
-            }
+            Items::Grow(list) => list.append(item),
         }
     }
 
@@ -170,21 +177,23 @@ impl<'py> Items<'py> {
     fn finish(self) -> Bound<'py, PyList> {
         match self {
             Items::Exact(b) => b.finish(),
-            Items::Grow { list, .. } => list,
+            Items::Grow(list) => list,
         }
     }
 }
 
+/// A container being filled.
 enum Frame<'py> {
     List(Items<'py>),
     Struct(u8, Items<'py>),
-    /// A message's fields: completes to the list itself, never hooked.
-    Fields(Items<'py>),
     Map {
         dict: Bound<'py, PyDict>,
-        left: u32,
+        /// The key read, waiting for its value.
         key: Option<Bound<'py, PyAny>>,
     },
+    /// The list a message's fields are appended to: under the values the decoder walks,
+    /// never announced or closed by it.
+    Fields(Bound<'py, PyList>),
 }
 
 /// Options of one decode call, seen from Python.
@@ -202,21 +211,21 @@ enum Keys {
     Busy,
 }
 
-/// Builds Python objects from a [`Decoder`]. One per decode call (it holds the key cache
-/// lock, taken without waiting: if another thread holds it, this call decodes uncached).
+/// Builds Python objects as the core [`Decoder`] walks the input (it is the
+/// [`Visitor`]). One per decode call or per batch of messages (it holds the key cache
+/// lock, taken without waiting: if another thread holds it, this call decodes
+/// uncached).
 pub(crate) struct Builder<'py> {
     py: Python<'py>,
     hook: Option<Bound<'py, PyAny>>,
     deferred: Vec<(Bound<'py, PyAny>, Parent<'py>)>,
+    /// The open containers, outermost first.
     stack: Vec<Frame<'py>>,
+    /// The last value completed outside any container.
+    root: Option<Bound<'py, PyAny>>,
     /// The key cache, locked at the first map key (`Unlocked` until then, `Busy` if
     /// another thread holds it).
     keys: Keys,
-    /// Item slots (a map entry counts two) promised by the open containers and not yet
-    /// filled. Every slot needs at least one byte, so for valid input this never exceeds
-    /// the bytes left; a container is only pre-allocated when its own slots fit next to
-    /// the others', which bounds pre-allocation by the input size.
-    promised: u64,
 }
 
 static UUID_CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -236,8 +245,8 @@ impl<'py> Builder<'py> {
             hook,
             deferred: Vec::new(),
             stack: Vec::new(),
+            root: None,
             keys: Keys::Unlocked,
-            promised: 0,
         }
     }
 
@@ -266,197 +275,108 @@ impl<'py> Builder<'py> {
         }
     }
 
-    fn uuid(&self, bytes: [u8; 16]) -> PyResult<Bound<'py, PyAny>> {
-        let py = self.py;
-        let cls = UUID_CLASS.import(py, "uuid", "UUID")?;
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("bytes", PyBytes::new(py, &bytes))?;
-        cls.call((), Some(&kwargs))
-    }
-
-    /// Opens a container of `slots` item slots; returns whether to pre-allocate it.
+    /// Puts a complete value in its place: the open container, or the root.
     #[inline]
-    fn open(&mut self, slots: u64, remaining_bytes: usize) -> bool {
-        let nested = !self.stack.is_empty();
-        let others = self.promised.saturating_sub(u64::from(nested));
-        self.promised = others.saturating_add(slots);
-        self.promised <= remaining_bytes as u64
-    }
-
-    /// A scalar (or empty container) filled one slot.
-    #[inline]
-    fn filled(&mut self) {
-        if !self.stack.is_empty() {
-            self.promised = self.promised.saturating_sub(1);
+    fn attach(&mut self, value: Bound<'py, PyAny>, hooked: bool) -> PyResult<()> {
+        match self.stack.last_mut() {
+            Some(Frame::List(items) | Frame::Struct(_, items)) => {
+                if hooked {
+                    let at = items.next_index();
+                    self.deferred
+                        .push((value.clone(), Parent::List(items.handle(), at)));
+                }
+                items.push(value)
+            }
+            Some(Frame::Map { dict, key }) => match key.take() {
+                None => {
+                    *key = Some(value);
+                    Ok(())
+                }
+                Some(k) => {
+                    if hooked {
+                        self.deferred
+                            .push((value.clone(), Parent::Dict(dict.clone(), k.clone())));
+                    }
+                    ffi::dict_set(dict, &k, &value).map(|_| ())
+                }
+            },
+            Some(Frame::Fields(list)) => {
+                if hooked {
+                    let at = list.len();
+                    self.deferred.push((
+                        value.clone(),
+                        Parent::List(ListHandle::from_list(list.clone()), at),
+                    ));
+                }
+                list.append(value)
+            }
+            None => {
+                if hooked {
+                    self.deferred.push((value.clone(), Parent::Root));
+                }
+                self.root = Some(value);
+                Ok(())
+            }
         }
-    }
-
-    fn make_struct(
-        &mut self,
-        tag: u8,
-        fields: Bound<'py, PyList>,
-    ) -> PyResult<(Bound<'py, PyAny>, bool)> {
-        let obj = Structure::from_parts(self.py, tag, fields)?.into_any();
-        Ok((obj, self.hook.is_some()))
     }
 
     /// Reads one complete value at the decoder's position.
     ///
     /// Structures waiting for the hook are recorded; call [`Builder::run_hooks`] once the
     /// input is no longer borrowed.
-    pub(crate) fn read_value(
+    pub(crate) fn read_value<'a>(
         &mut self,
-        dec: &mut Decoder<'_>,
+        dec: &mut Decoder<'a>,
     ) -> Result<Bound<'py, PyAny>, Failure> {
-        self.build(dec, None)
+        self.root = None;
+        dec.visit_value(self)?;
+        match self.root.take() {
+            Some(value) => Ok(value),
+            // Unreachable: a successful walk completes one value at the top.
+            None => Err(Failure::Py(pyo3::exceptions::PySystemError::new_err(
+                "boltcodec: the decoder completed no value",
+            ))),
+        }
     }
 
-    /// Reads a Bolt message (a structure) into `(tag, fields)`. Hooks apply to the
-    /// structures inside the fields, not to the message itself.
-    pub(crate) fn read_message(
+    /// Appends the fields of `message` to `out`, hooks applied (they run before this
+    /// returns; `message` is owned by an inbox, so they cannot change it). Returns the
+    /// message's signature. `dec` is reused for its buffers.
+    ///
+    /// On failure `out` is as it was: a message is added whole or not at all.
+    pub(crate) fn message_into<'m>(
         &mut self,
-        dec: &mut Decoder<'_>,
-    ) -> Result<(u8, Bound<'py, PyList>), Failure> {
-        let start = dec.position();
-        let marker = dec.remaining().first().copied().unwrap_or(0);
-        let (tag, len) = match dec.next_token()? {
-            Token::Struct { tag, len } => (tag, len),
-            _ => {
-                return Err(Failure::Py(crate::errors::decode_error_msg(
-                    self.py,
-                    "not_a_message",
-                    start as u64,
-                    "a structure (a Bolt message)",
-                    format!(
-                        "expected a structure (a Bolt message) at byte {start}, \
-                         found marker {marker:02X}"
-                    ),
-                )));
-            }
-        };
-        if len == 0 {
-            return Ok((tag, PyList::empty(self.py)));
+        dec: &mut Decoder<'m>,
+        message: Received<'m>,
+        out: &Bound<'py, PyList>,
+    ) -> Result<u8, Failure> {
+        let before = out.len();
+        let result = self.fields(dec, message, out);
+        self.stack.clear();
+        self.release_cache();
+        let result = result.and_then(|signature| {
+            self.run_hooks(out.clone().into_any())?;
+            Ok(signature)
+        });
+        if result.is_err() {
+            self.deferred.clear();
+            out.del_slice(before, usize::MAX)?;
         }
-        let exact = self.open(u64::from(len), dec.remaining().len());
-        let items = Items::new(self.py, len as usize, exact)?;
-        let fields = self.build(dec, Some(Frame::Fields(items)))?;
-        // `Fields` completes to the list itself.
-        Ok((tag, fields.cast_into::<PyList>().map_err(PyErr::from)?))
+        result
     }
 
-    fn build(
+    fn fields<'m>(
         &mut self,
-        dec: &mut Decoder<'_>,
-        initial: Option<Frame<'py>>,
-    ) -> Result<Bound<'py, PyAny>, Failure> {
-        let py = self.py;
-        let base = self.stack.len();
-        if let Some(frame) = initial {
-            self.stack.push(frame);
+        dec: &mut Decoder<'m>,
+        message: Received<'m>,
+        out: &Bound<'py, PyList>,
+    ) -> Result<u8, Failure> {
+        let (signature, count) = message.read_fields(dec)?;
+        self.stack.push(Frame::Fields(out.clone()));
+        for _ in 0..count {
+            dec.visit_value(self)?;
         }
-        loop {
-            let in_key = matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
-            let tok = dec.next_token()?;
-            let (mut value, mut hooked): (Bound<'py, PyAny>, bool) = match tok {
-                Token::Null => (py.None().into_bound(py), false),
-                Token::Bool(b) => (PyBool::new(py, b).to_owned().into_any(), false),
-                Token::Int(i) => (int(py, i), false),
-                Token::Float(f) => (PyFloat::new(py, f).into_any(), false),
-                Token::String(s) => {
-                    let v = if in_key {
-                        self.key(s)?
-                    } else {
-                        ffi::new_str(py, s)?.into_any()
-                    };
-                    (v, false)
-                }
-                Token::Bytes(b) => (PyBytes::new(py, b).into_any(), false),
-                Token::Uuid(u) => (self.uuid(u)?, false),
-                Token::List(0) => (PyList::empty(py).into_any(), false),
-                Token::Map(0) => (PyDict::new(py).into_any(), false),
-                Token::Struct { tag, len: 0 } => self.make_struct(tag, PyList::empty(py))?,
-                Token::List(n) => {
-                    let exact = self.open(u64::from(n), dec.remaining().len());
-                    let items = Items::new(py, n as usize, exact)?;
-                    self.stack.push(Frame::List(items));
-                    continue;
-                }
-                Token::Struct { tag, len } => {
-                    let exact = self.open(u64::from(len), dec.remaining().len());
-                    let items = Items::new(py, len as usize, exact)?;
-                    self.stack.push(Frame::Struct(tag, items));
-                    continue;
-                }
-                Token::Map(n) => {
-                    let exact = self.open(u64::from(n) * 2, dec.remaining().len());
-                    let dict = if exact {
-                        ffi::dict_presized(py, n as usize)?
-                    } else {
-                        PyDict::new(py)
-                    };
-                    self.stack.push(Frame::Map {
-                        dict,
-                        left: n,
-                        key: None,
-                    });
-                    continue;
-                }
-            };
-            self.filled();
-            // Attach the finished value to its parent; close every parent it completes.
-            loop {
-                if self.stack.len() <= base {
-                    if hooked {
-                        self.deferred.push((value.clone(), Parent::Root));
-                    }
-                    return Ok(value);
-                }
-                let Some(top) = self.stack.last_mut() else {
-                    return Ok(value);
-                };
-                match top {
-                    Frame::List(items) | Frame::Struct(_, items) | Frame::Fields(items) => {
-                        if hooked {
-                            let at = items.next_index();
-                            self.deferred
-                                .push((value.clone(), Parent::List(items.handle(), at)));
-                        }
-                        if !items.push(value)? {
-                            break;
-                        }
-                    }
-                    Frame::Map { dict, left, key } => match key.take() {
-                        None => {
-                            *key = Some(value);
-                            break;
-                        }
-                        Some(k) => {
-                            if hooked {
-                                self.deferred
-                                    .push((value.clone(), Parent::Dict(dict.clone(), k.clone())));
-                            }
-                            ffi::dict_set(dict, &k, &value)?;
-                            *left = left.saturating_sub(1);
-                            if *left > 0 {
-                                break;
-                            }
-                        }
-                    },
-                }
-                // The top container is complete.
-                let Some(frame) = self.stack.pop() else {
-                    // Unreachable: the stack was checked to be non-empty above.
-                    return Err(Failure::Py(pyo3::exceptions::PySystemError::new_err(
-                        "boltcodec: decoder stack underflow",
-                    )));
-                };
-                (value, hooked) = match frame {
-                    Frame::List(items) | Frame::Fields(items) => (items.finish().into_any(), false),
-                    Frame::Struct(tag, items) => self.make_struct(tag, items.finish())?,
-                    Frame::Map { dict, .. } => (dict.into_any(), false),
-                };
-            }
-        }
+        Ok(signature)
     }
 
     /// Runs the structure hook on every recorded structure, innermost first, and puts each
@@ -496,6 +416,99 @@ impl<'py> Builder<'py> {
             }
         }
         Ok(root)
+    }
+}
+
+impl<'a, 'py> Visitor<'a> for Builder<'py> {
+    type Error = Failure;
+
+    #[inline]
+    fn null(&mut self) -> Result<(), Failure> {
+        let v = self.py.None().into_bound(self.py);
+        Ok(self.attach(v, false)?)
+    }
+
+    #[inline]
+    fn bool(&mut self, v: bool) -> Result<(), Failure> {
+        let v = PyBool::new(self.py, v).to_owned().into_any();
+        Ok(self.attach(v, false)?)
+    }
+
+    #[inline]
+    fn int(&mut self, v: i64) -> Result<(), Failure> {
+        let v = int(self.py, v);
+        Ok(self.attach(v, false)?)
+    }
+
+    #[inline]
+    fn float(&mut self, v: f64) -> Result<(), Failure> {
+        let v = PyFloat::new(self.py, v).into_any();
+        Ok(self.attach(v, false)?)
+    }
+
+    #[inline]
+    fn string(&mut self, v: &'a str, is_key: bool) -> Result<(), Failure> {
+        let v = if is_key {
+            self.key(v)?
+        } else {
+            ffi::new_str(self.py, v)?.into_any()
+        };
+        Ok(self.attach(v, false)?)
+    }
+
+    #[inline]
+    fn bytes(&mut self, v: &'a [u8]) -> Result<(), Failure> {
+        let v = PyBytes::new(self.py, v).into_any();
+        Ok(self.attach(v, false)?)
+    }
+
+    fn uuid(&mut self, v: [u8; 16]) -> Result<(), Failure> {
+        let py = self.py;
+        let cls = UUID_CLASS.import(py, "uuid", "UUID")?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("bytes", PyBytes::new(py, &v))?;
+        let v = cls.call((), Some(&kwargs))?;
+        Ok(self.attach(v, false)?)
+    }
+
+    #[inline]
+    fn list(&mut self, len: u32, capacity: usize) -> Result<(), Failure> {
+        let items = Items::new(self.py, len, capacity)?;
+        self.stack.push(Frame::List(items));
+        Ok(())
+    }
+
+    #[inline]
+    fn map(&mut self, _len: u32, capacity: usize) -> Result<(), Failure> {
+        let dict = ffi::dict_presized(self.py, capacity)?;
+        self.stack.push(Frame::Map { dict, key: None });
+        Ok(())
+    }
+
+    #[inline]
+    fn structure(&mut self, tag: u8, len: u32, capacity: usize) -> Result<(), Failure> {
+        let items = Items::new(self.py, len, capacity)?;
+        self.stack.push(Frame::Struct(tag, items));
+        Ok(())
+    }
+
+    #[inline]
+    fn end(&mut self) -> Result<(), Failure> {
+        let (value, hooked) = match self.stack.pop() {
+            Some(Frame::List(items)) => (items.finish().into_any(), false),
+            Some(Frame::Struct(tag, items)) => {
+                let s = Structure::from_parts(self.py, tag, items.finish())?;
+                (s.into_any(), self.hook.is_some())
+            }
+            Some(Frame::Map { dict, .. }) => (dict.into_any(), false),
+            // Unreachable: the decoder closes only the containers it announced.
+            Some(Frame::Fields(_)) | None => {
+                return Err(Failure::Py(pyo3::exceptions::PySystemError::new_err(
+                    "boltcodec: the decoder closed a container it did not open",
+                )));
+            }
+        };
+        Ok(self.attach(value, hooked)?)
     }
 }
 

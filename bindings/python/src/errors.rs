@@ -1,7 +1,13 @@
-//! Python exception classes and the mapping from the core crates' errors.
+//! Python exception classes, and the one mapping from the core crates' errors to them.
+//!
+//! Every core error type implements [`packstream::ErrorInfo`]: a stable kind name (the
+//! table in `tests/vectors/README.md`) and a byte offset. The functions here turn any of
+//! them into an exception with those as attributes, whatever the type or variant, so a
+//! new kind in the core reaches Python users without a change here.
 
+use packstream::ErrorInfo;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -27,64 +33,76 @@ create_exception!(
     "A value that cannot be written as PackStream (for example nested too deeply)."
 );
 
-/// Builds a `DecodeError` (or subclass) instance with its attributes set.
-fn with_attrs(err: PyErr, py: Python<'_>, kind: &str, offset: u64, expected: &str) -> PyErr {
+/// Sets attributes on a fresh exception instance. Setting an attribute on our own new
+/// exception cannot fail in practice; if it did, the exception is still raised, only
+/// without that attribute.
+pub(crate) fn set_attrs(py: Python<'_>, err: &PyErr, attrs: &[(&str, Option<u64>)]) {
     let value = err.value(py);
-    // Setting attributes on a fresh exception instance cannot fail in practice; if it
-    // did, the exception is still raised, only without the attribute.
-    let _ = value.setattr("kind", kind);
-    let _ = value.setattr("offset", offset);
+    for (name, v) in attrs {
+        let _ = value.setattr(*name, *v);
+    }
+}
+
+/// Sets ``kind``, ``offset`` and ``expected``.
+fn with_info<E: ErrorInfo + ?Sized>(py: Python<'_>, err: PyErr, e: &E, expected: &str) -> PyErr {
+    let value = err.value(py);
+    let _ = value.setattr("kind", e.kind_name());
+    let _ = value.setattr("offset", e.byte_offset());
     let _ = value.setattr("expected", expected);
     err
 }
 
-/// A `DecodeError` for a PackStream decoding error, with offsets moved by `base`.
-pub(crate) fn decode_error(py: Python<'_>, e: packstream::Error, input: &[u8]) -> PyErr {
-    let msg = match e.kind() {
-        packstream::ErrorKind::ReservedMarker => {
-            let marker = input.get(e.offset()).copied().unwrap_or(0);
-            format!(
-                "Unknown PackStream marker {marker:02X} at byte {}",
-                e.offset()
-            )
+/// A `DecodeError` for any core decoding error in `input` (its offset counts from the
+/// first byte of `input`); `expected` says what was expected there.
+///
+/// The message is the core's, except for a reserved marker, which is named the way the
+/// official driver's pure-Python unpacker names it (``Unknown PackStream marker XX``,
+/// the byte in hex), since the drop-in stands in for that unpacker.
+pub(crate) fn decode_error<E: ErrorInfo + ?Sized>(
+    py: Python<'_>,
+    e: &E,
+    input: &[u8],
+    expected: &str,
+) -> PyErr {
+    let msg = match e.byte_offset() {
+        Some(at) if e.kind_name() == packstream::ErrorKind::ReservedMarker.as_str() => {
+            let marker = usize::try_from(at)
+                .ok()
+                .and_then(|i| input.get(i))
+                .copied()
+                .unwrap_or(0);
+            format!("Unknown PackStream marker {marker:02X} at byte {at}")
         }
         _ => e.to_string(),
     };
-    with_attrs(
-        DecodeError::new_err(msg),
-        py,
-        e.kind().as_str(),
-        e.offset() as u64,
-        e.expected(),
-    )
-}
-
-/// A `DecodeError` raised by the binding itself (not by the core decoder).
-pub(crate) fn decode_error_msg(
-    py: Python<'_>,
-    kind: &str,
-    offset: u64,
-    expected: &str,
-    msg: String,
-) -> PyErr {
-    with_attrs(DecodeError::new_err(msg), py, kind, offset, expected)
+    with_info(py, DecodeError::new_err(msg), e, expected)
 }
 
 /// A `DechunkError` for a chunk-stream error.
 pub(crate) fn dechunk_error(py: Python<'_>, e: &bolt::chunk::DechunkError) -> PyErr {
-    use bolt::chunk::DechunkError as E;
-    let (kind, offset) = match e {
-        E::MessageTooLarge { offset, .. } => ("message_too_large", *offset),
-        E::TooManyChunks { offset, .. } => ("too_many_chunks", *offset),
-        E::Truncated { offset, .. } => ("truncated", *offset),
-        E::Internal { offset } => ("internal", *offset),
-        _ => ("invalid_chunk", 0),
-    };
-    with_attrs(
-        DechunkError::new_err(e.to_string()),
+    with_info(
         py,
-        kind,
-        offset,
+        DechunkError::new_err(e.to_string()),
+        e,
         "a valid chunk stream",
     )
+}
+
+/// The exception for a value the core encoder refused, with its ``kind``.
+///
+/// A value outside PackStream's ranges (a size above the format's maximum, a structure
+/// with more fields than it can hold) is an `OverflowError`, as in the official driver's
+/// packer, and a structure with too many fields is described in that packer's words (the
+/// drop-in stands in for it); anything else is an `EncodeError`.
+pub(crate) fn encode_error(e: packstream::EncodeError) -> PyErr {
+    let err = match e.kind() {
+        "too_many_fields" => PyOverflowError::new_err("Structure size out of range"),
+        "size_too_large" => PyOverflowError::new_err(e.to_string()),
+        _ => EncodeError::new_err(e.to_string()),
+    };
+    // Errors are rare: attaching (a no-op on the thread that packs) is not on a hot path.
+    Python::attach(|py| {
+        let _ = err.value(py).setattr("kind", e.kind());
+    });
+    err
 }

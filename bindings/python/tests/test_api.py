@@ -298,8 +298,8 @@ class TestDechunker:
         assert info.value.kind == "truncated"
         with pytest.raises(DecodeError) as info:
             Dechunker().feed_messages(b"\x00\x02\x81a\x00\x00")  # not a structure
-        assert (info.value.kind, info.value.offset) == ("not_a_message", 0)
-        assert "found marker 81" in str(info.value)
+        assert (info.value.kind, info.value.offset) == ("not_a_structure", 0)
+        assert "expected a message structure" in str(info.value)
 
     def test_uuid_option(self) -> None:
         u = uuid.uuid4()
