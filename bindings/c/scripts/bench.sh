@@ -11,8 +11,9 @@
 # With --icount it counts instructions instead (callgrind; numbers that do not move with
 # the load of a shared machine): per iteration of each workload, the C API (one call per
 # value, and for the record streams one bc_decoder_decode_all call) beside the Rust
-# baseline, printed as a markdown table; RESULTS.md is not touched. BENCH=<a bench
-# binary built earlier> counts that one instead of building (to compare two versions).
+# baseline, printed as a markdown table and written between <!-- c-icount:start --> and
+# <!-- c-icount:end -->. BENCH=<a bench binary built earlier> counts that one instead of
+# building (to compare two versions of the library).
 #
 #   bindings/c/scripts/bench.sh --icount [ITERATIONS]     (default 10; needs valgrind)
 #
@@ -32,6 +33,25 @@ RUNS="${1:-3}"
 MS="${2:-3000}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
+
+# Replaces the section `<!-- $1:start -->` … `<!-- $1:end -->` of benches/RESULTS.md with
+# the text on stdin (which carries the markers), or appends it if the file has none;
+# nothing else in the file changes.
+write_section() {
+  python3 -c '
+import os, sys
+name, path = sys.argv[1:]
+section = sys.stdin.read().strip("\n")
+text = open(path).read() if os.path.exists(path) else "# Benchmark results\n"
+start, end = text.find(f"<!-- {name}:start -->"), text.find(f"<!-- {name}:end -->")
+if start != -1 and end != -1:
+    text = text[:start] + section + text[end + len(f"<!-- {name}:end -->"):]
+else:
+    text = text.rstrip("\n") + "\n\n" + section + "\n"
+open(path, "w").write(text)
+print(f"wrote the {name} section of {path}", file=sys.stderr)
+' "$1" "$ROOT/benches/RESULTS.md"
+}
 
 cd "$ROOT"
 BIN="${BENCH:-$WORK/build/bench}"
@@ -58,19 +78,35 @@ if [ -n "$ICOUNT" ]; then
     echo $(((n - b) / ICOUNT))
   }
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-  echo "| workload | C API (instructions) | Rust direct | C / Rust | C, one decode_all call | decode_all / Rust |"
-  echo "| --- | --- | --- | --- | --- | --- |"
+  rows=""
   for w in lists_1x1000 lists_100x10 lists_1000x1 lists_100x100 lists_1000x100 records_10000x3 rows_350x20; do
+    echo "counting $w" >&2
     c=$(ir "$w" c)
     r=$(ir "$w" rust)
     case "$w" in
     records_* | rows_*)
       b=$(ir "$w" c-batch)
-      echo "| $w | $c | $r | $(ratio "$c" "$r")× | $b | $(ratio "$b" "$r")× |"
+      rows+="| $w | $c | $r | **$(ratio "$c" "$r")×** | $b (**$(ratio "$b" "$r")×**) |"$'\n'
       ;;
-    *) echo "| $w | $c | $r | $(ratio "$c" "$r")× | | |" ;;
+    *) rows+="| $w | $c | $r | **$(ratio "$c" "$r")×** | – |"$'\n' ;;
     esac
   done
+  section=$(
+    echo "<!-- c-icount:start -->"
+    echo "### C API: instructions per iteration (callgrind)"
+    echo
+    echo "Counted $(date -u +%Y-%m-%d) with \`bindings/c/scripts/bench.sh --icount $ICOUNT\` ($(rustc --version | cut -d' ' -f1-2),"
+    echo "release profile): the same iteration as above (decode every value, walk every node),"
+    echo "as instructions per iteration, which do not move with the machine's load. Ratio = C"
+    echo "instructions / Rust instructions."
+    echo
+    echo "| workload | C API | Rust direct | C / Rust | C API, one call for all records |"
+    echo "| --- | --- | --- | --- | --- |"
+    printf '%s' "$rows"
+    echo "<!-- c-icount:end -->"
+  )
+  echo "$section"
+  echo "$section" | write_section c-icount
   exit 0
 fi
 
@@ -85,10 +121,10 @@ RUSTC="$(rustc --version)"
 CC_VERSION="$(cc --version | head -n 1)"
 DATE="$(date -u +%Y-%m-%d)"
 
-python3 - "$WORK/results.txt" "$ROOT/benches/RESULTS.md" "$CPU" "$CORES" "$RUSTC" "$CC_VERSION" "$DATE" "$RUNS" "$MS" <<'PY'
+python3 - "$WORK/results.txt" "$CPU" "$CORES" "$RUSTC" "$CC_VERSION" "$DATE" "$RUNS" "$MS" <<'PY' |
 import sys
 
-results, path, cpu, cores, rustc, cc, date, runs, ms = sys.argv[1:]
+results, cpu, cores, rustc, cc, date, runs, ms = sys.argv[1:]
 best = {}   # name -> [bytes, c_best, rust_best, checksum]
 order = []
 for line in open(results):
@@ -150,12 +186,7 @@ children contiguous, strings pointing into the input), so it allocates far less 
 `ValueRef` tree of `Vec`s: that is why deep or many-container workloads come out ahead.
 <!-- c:end -->"""
 
-text = open(path).read() if __import__("os").path.exists(path) else "# Benchmark results\n"
-start, end = text.find("<!-- c:start -->"), text.find("<!-- c:end -->")
-if start != -1 and end != -1:
-    text = text[:start] + section + text[end + len("<!-- c:end -->"):]
-else:
-    text = text.rstrip("\n") + "\n\n" + section + "\n"
-open(path, "w").write(text)
-print(f"wrote the C section of {path}; worst C/Rust ratio {worst:.2f}", file=sys.stderr)
+print(section)
+print(f"worst C/Rust ratio {worst:.2f}", file=sys.stderr)
 PY
+  write_section c
