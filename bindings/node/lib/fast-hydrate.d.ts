@@ -37,6 +37,8 @@ export function makeFastHydrate(core: any, Structure: any, hydrate: (s: unknown)
 /** Whether two hydrated values are the same: class, own properties and their order,
  * frozenness, and the same values (Integers by value, typed arrays by content). */
 export function sameValue(a: any, b: any, seen?: number): boolean;
+/** How many zone offsets are cached (for tests: bounded by MAX_ZONE_HOURS). */
+export function zoneCacheSize(): number;
 /**
  * Faster hydration of neo4j-driver structures for the drop-in (`driver.js`): the result
  * is exactly what the driver's own transformer builds (same class, same own properties
@@ -56,3 +58,4 @@ export function sameValue(a: any, b: any, seen?: number): boolean;
  */
 /** Epoch days handled natively: years within ±1,000,000, far inside the driver's range. */
 export const MAX_EPOCH_DAY: number;
+export const MAX_ZONE_HOURS: number;

@@ -70,9 +70,10 @@ function epochDayFromCivil (year, month, day) {
 
 /** `Intl` formatters by zone id, as the driver makes them; `null` for an invalid zone. */
 const zoneFormats = new Map()
-/** Offsets by zone id and UTC hour (see {@link zoneOffset}). */
+/** Offsets by zone id and UTC hour (see {@link zoneOffset}), at most MAX_ZONE_HOURS in all. */
 const zoneHours = new Map()
 const MAX_ZONE_HOURS = 1 << 16
+let zoneHourCount = 0
 
 function zoneFormat (zone) {
   let f = zoneFormats.get(zone)
@@ -130,16 +131,22 @@ function intlOffset (format, second) {
 function zoneOffset (zone, format, second) {
   const hour = Math.floor(second / 3600)
   let hours = zoneHours.get(zone)
-  if (hours === undefined) {
-    hours = new Map()
-    zoneHours.set(zone, hours)
-  }
-  let off = hours.get(hour)
+  let off = hours === undefined ? undefined : hours.get(hour)
   if (off === undefined) {
     const a = intlOffset(format, hour * 3600)
     off = a === intlOffset(format, hour * 3600 + 3599) ? a : NaN
-    if (hours.size >= MAX_ZONE_HOURS) hours.clear()
+    if (zoneHourCount >= MAX_ZONE_HOURS) {
+      // Bounded memory whatever the zones and instants read: start over.
+      zoneHours.clear()
+      zoneHourCount = 0
+      hours = undefined
+    }
+    if (hours === undefined) {
+      hours = new Map()
+      zoneHours.set(zone, hours)
+    }
     hours.set(hour, off)
+    zoneHourCount++
   }
   return off === off ? off : intlOffset(format, second)
 }
@@ -524,4 +531,9 @@ function makeFastHydrate (core, Structure, hydrate, mode) {
   }
 }
 
-module.exports = { civilFromEpochDay, epochDayFromCivil, makeFastHydrate, sameValue, MAX_EPOCH_DAY }
+/** How many zone offsets are cached (for tests: bounded by MAX_ZONE_HOURS). */
+function zoneCacheSize () {
+  return zoneHourCount
+}
+
+module.exports = { civilFromEpochDay, epochDayFromCivil, makeFastHydrate, sameValue, zoneCacheSize, MAX_EPOCH_DAY, MAX_ZONE_HOURS }

@@ -359,3 +359,23 @@ test(`hydration: hostile structures give neo4j-driver ${version}'s own results o
   }
   assert.equal(checked, valid.length + invalid.length)
 })
+
+// The cache is boltcodec's own: checked once, with the package's release.
+test('zone_offset_cache_grew_without_bound (offsets kept per zone and hour are capped)', { skip: process.env.BOLTCODEC_DRIVER_DIR ? 'checked with the package\'s own release' : false }, () => {
+  const { makeFastHydrate, zoneCacheSize, MAX_ZONE_HOURS } = require('../lib/fast-hydrate.js')
+  const P = protocols.find(([n]) => n === 'v5x0')[1]
+  const hydrate = new P({}, null, {}, () => null, log, () => {}).transformer.fromStructure
+  const fast = makeFastHydrate(core, Structure, hydrate, 'integer')
+  assert.ok(fast.kinds.includes('DateTime (zone id)'))
+  // More distinct (zone, UTC hour) pairs than the cap, over several zones.
+  const zones = ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo']
+  const start = 946684800 // 2000-01-01
+  let last
+  for (let h = 0; h < MAX_ZONE_HOURS + 5000; h++) {
+    last = fast.hydrate(0x69, [int(start + h * 3600 + 17), int(0), zones[h % 3]])
+    assert.ok(zoneCacheSize() <= MAX_ZONE_HOURS, `${zoneCacheSize()} cached after ${h + 1} hours`)
+  }
+  const h = MAX_ZONE_HOURS + 4999
+  const theirs = hydrate(new Structure(0x69, [int(start + h * 3600 + 17), int(0), zones[h % 3]]))
+  assert.equal(difference(last, theirs), null)
+})
