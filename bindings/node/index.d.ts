@@ -286,4 +286,13 @@ export function decodeRecordsToArrowIPC(bytes: Uint8Array, fields: string[], ver
 import { Structure } from "./lib/types.js";
 import { Uuid } from "./lib/types.js";
 import { BoltcodecError } from "./lib/types.js";
-export { Structure, Uuid, BoltcodecError };
+import { ClientConnection } from "./lib/connection.js";
+import { ClientHandshake } from "./lib/connection.js";
+import { ServerHandshake } from "./lib/connection.js";
+import { WebSocket } from "./lib/connection.js";
+import { requests } from "./lib/connection.js";
+import { basicAuth } from "./lib/connection.js";
+import { ConnectionError } from "./lib/connection.js";
+import { HandshakeError } from "./lib/connection.js";
+import { WebSocketError } from "./lib/connection.js";
+export { Structure, Uuid, BoltcodecError, ClientConnection, ClientHandshake, ServerHandshake, WebSocket, requests, basicAuth, ConnectionError, HandshakeError, WebSocketError };

@@ -14,6 +14,10 @@ const { Structure, Uuid, BoltcodecError } = require('./lib/types.js')
 const decode = require('./lib/decode.js')
 const encode = require('./lib/encode.js')
 const native = require('./native.js')
+const {
+  ClientConnection, ClientHandshake, ServerHandshake, WebSocket, requests, basicAuth,
+  ConnectionError, HandshakeError, WebSocketError
+} = require('./lib/connection.js')
 
 /**
  * Options for decoding. Every field is optional. They are read at each call (a changed
@@ -272,5 +276,14 @@ module.exports = {
   decodeRecordsToArrowIPC,
   Structure,
   Uuid,
-  BoltcodecError
+  BoltcodecError,
+  ClientConnection,
+  ClientHandshake,
+  ServerHandshake,
+  WebSocket,
+  requests,
+  basicAuth,
+  ConnectionError,
+  HandshakeError,
+  WebSocketError
 }

@@ -683,7 +683,7 @@ impl ClientConnection {
     pub fn receive_with(
         &mut self,
         bytes: &[u8],
-        on_message: &mut dyn FnMut(&ReceivedResponse<'_>) -> Result<(), MessageError>,
+        on_message: &mut OnResponse<'_>,
     ) -> Result<(), ConnectionError> {
         self.receive_checked(bytes, Some(on_message))
     }
@@ -691,7 +691,7 @@ impl ClientConnection {
     fn receive_checked(
         &mut self,
         bytes: &[u8],
-        on_message: Option<&mut dyn FnMut(&ReceivedResponse<'_>) -> Result<(), MessageError>>,
+        on_message: Option<&mut OnResponse<'_>>,
     ) -> Result<(), ConnectionError> {
         if self.defunct && (self.receive_failed || self.pending.is_empty()) {
             return Err(ConnectionError::Defunct);
@@ -707,7 +707,7 @@ impl ClientConnection {
     fn receive_inner(
         &mut self,
         mut bytes: &[u8],
-        mut on_message: Option<&mut dyn FnMut(&ReceivedResponse<'_>) -> Result<(), MessageError>>,
+        mut on_message: Option<&mut OnResponse<'_>>,
     ) -> Result<(), ConnectionError> {
         if let Some(handshake) = self.handshake.as_mut() {
             match handshake.receive(bytes)? {
@@ -826,6 +826,9 @@ impl ClientConnection {
         Ok(())
     }
 }
+
+/// The callback of [`ClientConnection::receive_with`].
+pub type OnResponse<'f> = dyn FnMut(&ReceivedResponse<'_>) -> Result<(), MessageError> + 'f;
 
 /// A response message handed to the callback of [`ClientConnection::receive_with`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
