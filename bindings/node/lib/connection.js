@@ -374,9 +374,17 @@ class ClientConnection {
   receive (bytes) {
     bytes = checkBytes(bytes)
     const n = this._native
-    const { values, errors } = readTape(this._source, this._conv, (out) => n.receive(bytes, out))
-    const events = this._events(values)
-    const error = n.error()
+    // The call's events and error are taken before any value is rebuilt: a hook may feed
+    // this connection again, and that call must not replace them.
+    let list = []
+    let error = null
+    const { values, errors } = readTape(this._source, this._conv, (out) => {
+      const len = n.receive(bytes, out)
+      list = n.events()
+      error = n.error()
+      return len
+    })
+    const events = this._events(list, values)
     if (error) throw new ConnectionError(error, events)
     if (errors.length > 0) {
       const e = errors[0][1]
@@ -387,8 +395,7 @@ class ClientConnection {
   }
 
   /** @private */
-  _events (values) {
-    const list = this._native.events()
+  _events (list, values) {
     const events = new Array(list.length)
     let at = 0
     for (let i = 0; i < list.length; i++) {

@@ -351,3 +351,61 @@ test('WebSocket: a client connection talks to a server handshake through both ad
   const c2 = WebSocket.client('h', { key: Buffer.alloc(16, 1) })
   assert.ok(closing.length > 0 && c2 !== null)
 })
+
+test('a hook feeding the same connection replaced the outer read\'s events', () => {
+  let inner = null
+  const conn = connected('5.8', {
+    hydrate: (sig, fields) => {
+      // Re-entrant: the next response, fed from inside the outer read.
+      if (inner === null) inner = conn.receive(reply([RECORD, [2n]], [SUCCESS, { type: 'r' }]))
+      return { sig, fields }
+    }
+  })
+  login(conn)
+  conn.send(requests.run('RETURN 1')).send(requests.pull())
+  conn.takeOutput()
+  const outer = conn.receive(reply([SUCCESS, { fields: ['p'] }], [RECORD, [new Structure(0x58, [1n, 1.0, 2.0])]]))
+  assert.deepEqual(outer.map((e) => e.type), ['success', 'records'])
+  assert.deepEqual(outer[1].rows[0][0].sig, 0x58)
+  assert.deepEqual(inner.map((e) => e.type), ['records', 'success'])
+  assert.equal(conn.state, 'READY')
+})
+
+test('mutated server streams: an error with kind and offset or events, never a crash', () => {
+  // A deterministic generator, so that a failure can be replayed.
+  let seed = 20261124
+  const rand = (n) => {
+    seed = (seed * 1103515245 + 12345) >>> 0
+    return seed % n
+  }
+  const base = reply([SUCCESS, { fields: ['x', 'y'] }],
+    [RECORD, [1n, 'a']], [RECORD, [{ k: [1.5, null] }, new Structure(0x58, [1n, 2.0, 3.0])]],
+    [SUCCESS, { has_more: false, type: 'r' }])
+  let errors = 0
+  for (let i = 0; i < 3000; i++) {
+    const bytes = Buffer.from(base)
+    for (let k = 1 + rand(4); k > 0; k--) bytes[rand(bytes.length)] = rand(256)
+    const cut = rand(4) === 0 ? rand(bytes.length) : bytes.length
+    const conn = connected('5.8')
+    login(conn)
+    conn.send(requests.run('RETURN 1')).send(requests.pull(-1))
+    conn.takeOutput()
+    try {
+      for (const e of conn.receive(bytes.subarray(0, cut))) assert.ok(typeof e.type === 'string')
+    } catch (e) {
+      errors++
+      assert.ok(e instanceof ConnectionError, String(e))
+      assert.equal(typeof e.kind, 'string')
+      assert.ok(Number.isInteger(e.offset) && e.offset >= 0, `${e.kind} ${e.offset}`)
+      assert.equal(conn.state, 'DEFUNCT')
+    }
+  }
+  // Most mutations hit a chunk header and leave the stream waiting for more; the rest fail.
+  assert.ok(errors > 200, `${errors} of 3000 mutated streams failed`)
+  // And the good stream still reads the same afterwards.
+  const conn = connected('5.8', { int: 'bigint' })
+  login(conn)
+  conn.send(requests.run('RETURN 1')).send(requests.pull(-1))
+  const ev = conn.receive(base)
+  assert.deepEqual(ev[1].rows[0], [1n, 'a'])
+})
