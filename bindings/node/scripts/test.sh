@@ -37,7 +37,7 @@ if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   fi
 fi
 
-tests=(test/vectors.test.js test/api.test.js test/isolation.test.js test/connection.test.js test/connection.e2e.test.js test/differential.test.js test/driver-contract.test.js test/fast-hydrate.test.js test/arrow.test.js test/driver.e2e.test.js)
+tests=(test/vectors.test.js test/api.test.js test/isolation.test.js test/connection.test.js test/captures.test.js test/connection.e2e.test.js test/differential.test.js test/driver-contract.test.js test/fast-hydrate.test.js test/arrow.test.js test/driver.e2e.test.js)
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
