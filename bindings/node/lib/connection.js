@@ -384,7 +384,7 @@ class ClientConnection {
       error = n.error()
       return len
     })
-    const events = this._events(list, values)
+    const events = this._events(list, values, errors.length > 0)
     if (error) throw new ConnectionError(error, events)
     if (errors.length > 0) {
       const e = errors[0][1]
@@ -395,7 +395,7 @@ class ClientConnection {
   }
 
   /** @private */
-  _events (list, values) {
+  _events (list, values, failed) {
     const events = new Array(list.length)
     let at = 0
     for (let i = 0; i < list.length; i++) {
@@ -405,11 +405,9 @@ class ClientConnection {
           events[i] = { type: 'negotiated', version: e.version }
           break
         case 'records': {
-          const rows = []
-          for (let j = 0; j < e.count; j++) {
-            const row = values[at + j]
-            if (row !== undefined) rows.push(row)
-          }
+          // A row whose hook threw is left out (its error is thrown after the events).
+          let rows = values.slice(at, at + e.count)
+          if (failed) rows = rows.filter((row) => row !== undefined)
           at += e.count
           events[i] = { type: 'records', rows }
           break
