@@ -88,6 +88,14 @@ export type EncodeOptions = {
      */
     maxChunkSize?: number | undefined;
 };
+export type ConnectionOptions = import("./lib/connection.js").ConnectionOptions;
+export type ConnectionEvent = import("./lib/connection.js").ConnectionEvent;
+export type ServerState = import("./lib/connection.js").ServerState;
+export type Request = import("./lib/connection.js").Request;
+export type RequestType = import("./lib/connection.js").RequestType;
+export type TxOptions = import("./lib/connection.js").TxOptions;
+export type HandshakeStep = import("./lib/connection.js").HandshakeStep;
+export type WebSocketInput = import("./lib/connection.js").WebSocketInput;
 /**
  * Encodes one JS value as PackStream.
  *
@@ -159,6 +167,14 @@ export function frame(message: Uint8Array, maxChunkSize?: number): Buffer;
  *   instead of failing
  * @property {number} [maxChunkSize] largest chunk `packMessage` writes (default 65535)
  */
+/** @typedef {import('./lib/connection.js').ConnectionOptions} ConnectionOptions */
+/** @typedef {import('./lib/connection.js').ConnectionEvent} ConnectionEvent */
+/** @typedef {import('./lib/connection.js').ServerState} ServerState */
+/** @typedef {import('./lib/connection.js').Request} Request */
+/** @typedef {import('./lib/connection.js').RequestType} RequestType */
+/** @typedef {import('./lib/connection.js').TxOptions} TxOptions */
+/** @typedef {import('./lib/connection.js').HandshakeStep} HandshakeStep */
+/** @typedef {import('./lib/connection.js').WebSocketInput} WebSocketInput */
 /**
  * Decodes one PackStream value that fills `input` exactly.
  *

@@ -60,6 +60,15 @@ const {
  * @property {number} [maxChunkSize] largest chunk `packMessage` writes (default 65535)
  */
 
+/** @typedef {import('./lib/connection.js').ConnectionOptions} ConnectionOptions */
+/** @typedef {import('./lib/connection.js').ConnectionEvent} ConnectionEvent */
+/** @typedef {import('./lib/connection.js').ServerState} ServerState */
+/** @typedef {import('./lib/connection.js').Request} Request */
+/** @typedef {import('./lib/connection.js').RequestType} RequestType */
+/** @typedef {import('./lib/connection.js').TxOptions} TxOptions */
+/** @typedef {import('./lib/connection.js').HandshakeStep} HandshakeStep */
+/** @typedef {import('./lib/connection.js').WebSocketInput} WebSocketInput */
+
 /**
  * Decodes one PackStream value that fills `input` exactly.
  *

@@ -1,5 +1,9 @@
 export type RequestType = "HELLO" | "LOGON" | "LOGOFF" | "RUN" | "PULL" | "DISCARD" | "BEGIN" | "COMMIT" | "ROLLBACK" | "RESET" | "ROUTE" | "TELEMETRY" | "GOODBYE";
 /**
+ * The state of the server's side of a connection, as the connection tracks it.
+ */
+export type ServerState = "HANDSHAKE" | "NEGOTIATION" | "AUTHENTICATION" | "READY" | "STREAMING" | "TX_READY" | "TX_STREAMING" | "FAILED" | "INTERRUPTED" | "DEFUNCT";
+/**
  * A request, as the builders make it: its `type` and its options (undefined ones are left
  * out). Values (parameters, metadata, routing context) are written as `pack` writes them:
  * a JS `number` is a Float, a `bigint` an Integer.
@@ -182,11 +186,10 @@ export class ClientConnection {
     /** @returns {string | null} the negotiated version (`'5.8'`), null until then */
     get version(): string | null;
     /**
-     * @returns {string} the server's state as of the responses received: `HANDSHAKE`,
-     *   `NEGOTIATION`, `AUTHENTICATION`, `READY`, `STREAMING`, `TX_READY`, `TX_STREAMING`,
-     *   `FAILED`, `INTERRUPTED` (a RESET is on its way) or `DEFUNCT`
+     * @returns {ServerState} the server's state as of the responses received
+     *   (`INTERRUPTED` while a RESET is on its way; `DEFUNCT`: close the socket)
      */
-    get state(): string;
+    get state(): ServerState;
     /** @returns {number} how many requests await their summary */
     get pendingRequests(): number;
     /**
@@ -323,8 +326,8 @@ export class WebSocket {
      * Feeds bytes from the socket.
      * @param {Uint8Array} bytes
      * @returns {WebSocketInput}
-     * @throws {WebSocketError} for a refused upgrade or a malformed or forbidden frame (the
-     *   error's `input` holds what came before it: for a server, `send` is the refusal)
+     * @throws {WebSocketError} for a refused upgrade or a malformed or forbidden frame (its
+     *   `input` holds what came before it)
      */
     receive(bytes: Uint8Array): WebSocketInput;
     /**
@@ -487,5 +490,17 @@ export class HandshakeError extends BoltcodecError {
  * (`offset` in the received frame stream), or data sent after this end's close frame.
  */
 export class WebSocketError extends BoltcodecError {
+    /**
+     * @param {{kind: string, offset: number, messageOffset: number, message: string}} info
+     * @param {WebSocketInput | null} [input] what the same read gave before the error
+     */
+    constructor(info: {
+        kind: string;
+        offset: number;
+        messageOffset: number;
+        message: string;
+    }, input?: WebSocketInput | null);
+    /** @type {WebSocketInput | null} what the same read gave before the error (for a server, `send` is the refusal to write) */
+    input: WebSocketInput | null;
 }
 import { BoltcodecError } from "./types.js";

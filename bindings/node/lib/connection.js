@@ -67,6 +67,13 @@ class WebSocketError extends BoltcodecError {
  */
 
 /**
+ * The state of the server's side of a connection, as the connection tracks it.
+ *
+ * @typedef {'HANDSHAKE' | 'NEGOTIATION' | 'AUTHENTICATION' | 'READY' | 'STREAMING' |
+ *   'TX_READY' | 'TX_STREAMING' | 'FAILED' | 'INTERRUPTED' | 'DEFUNCT'} ServerState
+ */
+
+/**
  * A request, as the builders make it: its `type` and its options (undefined ones are left
  * out). Values (parameters, metadata, routing context) are written as `pack` writes them:
  * a JS `number` is a Float, a `bigint` an Integer.
@@ -310,12 +317,11 @@ class ClientConnection {
   }
 
   /**
-   * @returns {string} the server's state as of the responses received: `HANDSHAKE`,
-   *   `NEGOTIATION`, `AUTHENTICATION`, `READY`, `STREAMING`, `TX_READY`, `TX_STREAMING`,
-   *   `FAILED`, `INTERRUPTED` (a RESET is on its way) or `DEFUNCT`
+   * @returns {ServerState} the server's state as of the responses received
+   *   (`INTERRUPTED` while a RESET is on its way; `DEFUNCT`: close the socket)
    */
   get state () {
-    return this._native.state()
+    return /** @type {ServerState} */ (this._native.state())
   }
 
   /** @returns {number} how many requests await their summary */
