@@ -168,7 +168,13 @@ test('state rules: requests the server could refuse are refused before anything 
   assert.throws(() => conn.send({ type: 'NOPE' }), (e) => e.kind === 'bad_request')
   assert.throws(() => conn.send(requests.run('x', {}, { dbb: 'x' })), (e) => e.kind === 'bad_request' && /dbb/.test(e.message))
   assert.throws(() => conn.send('RUN'), TypeError)
+  // A value pack cannot write, a wrong option type, a non-integral n: nothing is queued.
+  assert.throws(() => conn.send(requests.run('RETURN $f', { f: () => 1 })), TypeError)
+  assert.throws(() => conn.send(requests.run('RETURN 1', {}, { txTimeout: 'soon' })), (e) => e.kind === 'bad_request')
+  assert.throws(() => conn.send(requests.pull(1.5)), (e) => e.kind === 'bad_request')
+  assert.throws(() => conn.send({ type: 'HELLO' }), (e) => e.kind === 'bad_request' && /userAgent/.test(e.message))
   assert.equal(conn.pendingRequests, 0)
+  assert.equal(conn.state, 'READY')
   assert.equal(conn.takeOutput().length, 0)
 })
 
