@@ -90,7 +90,7 @@ export declare class NativeCodec {
 export declare class NativeConnection {
   /**
    * A connection whose handshake bytes are ready in `takeOutput`. Throws for an
-   * unknown version string.
+   * unknown version string or a `maxChunkSize` outside 1…65535.
    */
   constructor(options?: NativeConnectionOptions | undefined | null)
   /** Takes every byte waiting to be written to the socket. */

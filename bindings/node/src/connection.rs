@@ -186,7 +186,7 @@ pub struct NativeConnection {
 #[napi]
 impl NativeConnection {
     /// A connection whose handshake bytes are ready in `takeOutput`. Throws for an
-    /// unknown version string.
+    /// unknown version string or a `maxChunkSize` outside 1…65535.
     #[napi(constructor)]
     pub fn new(options: Option<NativeConnectionOptions>) -> napi::Result<Self> {
         let o = options.unwrap_or_default();
@@ -198,7 +198,15 @@ impl NativeConnection {
             handshake,
             dechunk_limits: decode.dechunk_limits(),
             decode_limits: limits,
-            max_chunk_size: u16::try_from(o.max_chunk_size.unwrap_or(0)).unwrap_or(u16::MAX),
+            max_chunk_size: match o.max_chunk_size {
+                None => 0,
+                Some(n @ 1..=65_535) => n as u16,
+                Some(n) => {
+                    return Err(napi::Error::from_reason(format!(
+                        "maxChunkSize must be 1…65535, got {n}"
+                    )))
+                }
+            },
             ..ConnectionConfig::default()
         };
         if let Some(agent) = o.bolt_agent {

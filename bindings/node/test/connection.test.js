@@ -175,6 +175,14 @@ test('state rules: requests the server could refuse are refused before anything 
   assert.throws(() => conn.send({ type: 'HELLO' }), (e) => e.kind === 'bad_request' && /userAgent/.test(e.message))
   assert.equal(conn.pendingRequests, 0)
   assert.equal(conn.state, 'READY')
+  assert.throws(() => new ClientConnection({ maxChunkSize: 70000 }), /maxChunkSize/)
+  assert.throws(() => new ClientConnection({ versions: ['x'] }), /"x"/)
+  // Small chunks: a request split over several, read back whole.
+  const small = connected('5.8', { maxChunkSize: 3 })
+  small.send(requests.hello({ userAgent: 'chunked/1' }))
+  const out = small.takeOutput()
+  assert.equal(out.readUInt16BE(0), 3)
+  assert.equal(decodeMessages(out)[0].fields[0].user_agent, 'chunked/1')
   assert.equal(conn.takeOutput().length, 0)
 })
 
