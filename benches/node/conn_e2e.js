@@ -3,6 +3,7 @@
 // 1,000,000 scalar rows from a real Neo4j, against the raw floor: the same query on a bare
 // socket with hand-written requests, every message decoded by boltcodec's Dechunker and
 // nothing else. Rounds alternate (each starts with another mode); medians are printed.
+// Then the same two reads in process, from one buffer, without the server.
 //
 //   NEO4J_BOLT_PORT=7687 node benches/node/conn_e2e.js [--rows N] [--rounds R]
 
@@ -71,6 +72,46 @@ const connection = (batch) => () =>
   boltQuery({ port: PORT, user: USER, password: PASSWORD, query: QUERY, parameters: { n: BigInt(ROWS) }, batch })
     .then((r) => r.rows)
 
+/**
+ * The same comparison without the server: one buffer of a RUN SUCCESS, ROWS RECORDs and
+ * the summary, fed in 64 KiB reads to a Dechunker and to a logged-in ClientConnection.
+ * Returns the client CPU of each (median of ROUNDS).
+ */
+function inProcess () {
+  const msg = (sig, ...fields) => bc.packMessage(new bc.Structure(sig, fields))
+  const records = []
+  for (let i = 1; i <= ROWS; i++) records.push(msg(0x71, [BigInt(i)]))
+  const all = Buffer.concat([msg(0x70, { fields: ['x'] }), ...records, msg(0x70, { type: 'r' })])
+  const READ = 65536
+  const viaDechunker = () => {
+    const d = new bc.Dechunker({ records: true, int: 'bigint' })
+    let rows = 0
+    for (let p = 0; p < all.length; p += READ) for (const m of d.messages(all.subarray(p, p + READ))) if (Array.isArray(m)) rows++
+    return rows
+  }
+  const viaConnection = () => {
+    const c = new bc.ClientConnection({ versions: ['5.8'], manifest: false, int: 'bigint' })
+    c.receive(new bc.ServerHandshake({ versions: ['5.8'], manifest: false }).receive(c.takeOutput()).send)
+    c.send(bc.requests.hello({ userAgent: 'bench/1' })).send(bc.requests.logon({ scheme: 'none' }))
+    c.receive(Buffer.concat([msg(0x70, {}), msg(0x70, {})]))
+    c.send(bc.requests.run(QUERY)).send(bc.requests.pull(-1))
+    c.takeOutput()
+    let rows = 0
+    for (let p = 0; p < all.length; p += READ) for (const e of c.receive(all.subarray(p, p + READ))) if (e.type === 'records') rows += e.rows.length
+    return rows
+  }
+  const cpu = [[], []]
+  for (let r = 0; r < ROUNDS + 1; r++) {
+    [viaDechunker, viaConnection].forEach((f, i) => {
+      const c0 = process.cpuUsage()
+      if (f() !== ROWS) throw new Error('in process: wrong row count')
+      const c = process.cpuUsage(c0)
+      if (r > 0) cpu[i].push((c.user + c.system) / 1e6) // round 0 warms up
+    })
+  }
+  return cpu
+}
+
 async function main () {
   const modes = [
     ['raw floor (bare socket, Dechunker)', floor],
@@ -97,6 +138,12 @@ async function main () {
     const cpu = median(results[m].map((x) => x.cpu))
     console.log(`| ${modes[m][0]} | ${wall.toFixed(2)} s | ${(wall / floorWall).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / floorCpu).toFixed(2)}× |`)
   }
+  const [dech, conn] = inProcess().map(median)
+  console.log(`\nIn process (the same ${ROWS.toLocaleString('en')} RECORDs from one buffer, 64 KiB reads, no server):`)
+  console.log('| read | client CPU | vs Dechunker |')
+  console.log('| --- | ---: | ---: |')
+  console.log(`| Dechunker (records) | ${(dech * 1000).toFixed(0)} ms | 1.00× |`)
+  console.log(`| ClientConnection | ${(conn * 1000).toFixed(0)} ms | ${(conn / dech).toFixed(2)}× |`)
 }
 
 main().catch((e) => {
