@@ -88,6 +88,14 @@ export type EncodeOptions = {
      */
     maxChunkSize?: number | undefined;
 };
+export type ConnectionOptions = import("./lib/connection.js").ConnectionOptions;
+export type ConnectionEvent = import("./lib/connection.js").ConnectionEvent;
+export type ServerState = import("./lib/connection.js").ServerState;
+export type Request = import("./lib/connection.js").Request;
+export type RequestType = import("./lib/connection.js").RequestType;
+export type TxOptions = import("./lib/connection.js").TxOptions;
+export type HandshakeStep = import("./lib/connection.js").HandshakeStep;
+export type WebSocketInput = import("./lib/connection.js").WebSocketInput;
 /**
  * Encodes one JS value as PackStream.
  *
@@ -159,6 +167,14 @@ export function frame(message: Uint8Array, maxChunkSize?: number): Buffer;
  *   instead of failing
  * @property {number} [maxChunkSize] largest chunk `packMessage` writes (default 65535)
  */
+/** @typedef {import('./lib/connection.js').ConnectionOptions} ConnectionOptions */
+/** @typedef {import('./lib/connection.js').ConnectionEvent} ConnectionEvent */
+/** @typedef {import('./lib/connection.js').ServerState} ServerState */
+/** @typedef {import('./lib/connection.js').Request} Request */
+/** @typedef {import('./lib/connection.js').RequestType} RequestType */
+/** @typedef {import('./lib/connection.js').TxOptions} TxOptions */
+/** @typedef {import('./lib/connection.js').HandshakeStep} HandshakeStep */
+/** @typedef {import('./lib/connection.js').WebSocketInput} WebSocketInput */
 /**
  * Decodes one PackStream value that fills `input` exactly.
  *
@@ -286,4 +302,13 @@ export function decodeRecordsToArrowIPC(bytes: Uint8Array, fields: string[], ver
 import { Structure } from "./lib/types.js";
 import { Uuid } from "./lib/types.js";
 import { BoltcodecError } from "./lib/types.js";
-export { Structure, Uuid, BoltcodecError };
+import { ClientConnection } from "./lib/connection.js";
+import { ClientHandshake } from "./lib/connection.js";
+import { ServerHandshake } from "./lib/connection.js";
+import { WebSocket } from "./lib/connection.js";
+import { requests } from "./lib/connection.js";
+import { basicAuth } from "./lib/connection.js";
+import { ConnectionError } from "./lib/connection.js";
+import { HandshakeError } from "./lib/connection.js";
+import { WebSocketError } from "./lib/connection.js";
+export { Structure, Uuid, BoltcodecError, ClientConnection, ClientHandshake, ServerHandshake, WebSocket, requests, basicAuth, ConnectionError, HandshakeError, WebSocketError };

@@ -14,6 +14,10 @@ const { Structure, Uuid, BoltcodecError } = require('./lib/types.js')
 const decode = require('./lib/decode.js')
 const encode = require('./lib/encode.js')
 const native = require('./native.js')
+const {
+  ClientConnection, ClientHandshake, ServerHandshake, WebSocket, requests, basicAuth,
+  ConnectionError, HandshakeError, WebSocketError
+} = require('./lib/connection.js')
 
 /**
  * Options for decoding. Every field is optional. They are read at each call (a changed
@@ -55,6 +59,15 @@ const native = require('./native.js')
  *   instead of failing
  * @property {number} [maxChunkSize] largest chunk `packMessage` writes (default 65535)
  */
+
+/** @typedef {import('./lib/connection.js').ConnectionOptions} ConnectionOptions */
+/** @typedef {import('./lib/connection.js').ConnectionEvent} ConnectionEvent */
+/** @typedef {import('./lib/connection.js').ServerState} ServerState */
+/** @typedef {import('./lib/connection.js').Request} Request */
+/** @typedef {import('./lib/connection.js').RequestType} RequestType */
+/** @typedef {import('./lib/connection.js').TxOptions} TxOptions */
+/** @typedef {import('./lib/connection.js').HandshakeStep} HandshakeStep */
+/** @typedef {import('./lib/connection.js').WebSocketInput} WebSocketInput */
 
 /**
  * Decodes one PackStream value that fills `input` exactly.
@@ -272,5 +285,14 @@ module.exports = {
   decodeRecordsToArrowIPC,
   Structure,
   Uuid,
-  BoltcodecError
+  BoltcodecError,
+  ClientConnection,
+  ClientHandshake,
+  ServerHandshake,
+  WebSocket,
+  requests,
+  basicAuth,
+  ConnectionError,
+  HandshakeError,
+  WebSocketError
 }

@@ -9,6 +9,19 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The client role. */
+export declare class NativeClientHandshake {
+  /**
+   * A client offering `versions` (default: every supported one), with manifest v1
+   * unless `manifest` is false. Throws for an unknown version string.
+   */
+  constructor(versions?: Array<string> | undefined | null, manifest?: boolean | undefined | null)
+  /** The 20 bytes to send first: the magic and the four proposals. */
+  hello(): Buffer
+  /** Feeds the server's bytes. */
+  receive(input: Buffer): NativeStep
+}
+
 /**
  * The native decoder behind `boltcodec`'s `unpack`, `decodeRecords` and `Dechunker`.
  *
@@ -71,6 +84,89 @@ export declare class NativeCodec {
   reset(): void
   /** Whether the stream fed to `push` is between messages. */
   isAtBoundary(): boolean
+}
+
+/** The client side of one Bolt connection (see `ClientConnection` in JS). */
+export declare class NativeConnection {
+  /**
+   * A connection whose handshake bytes are ready in `takeOutput`. Throws for an
+   * unknown version string or a `maxChunkSize` outside 1…65535.
+   */
+  constructor(options?: NativeConnectionOptions | undefined | null)
+  /** Takes every byte waiting to be written to the socket. */
+  takeOutput(): Buffer
+  /** The negotiated version (`"5.8"`), or null before the handshake is done. */
+  version(): string | null
+  /** The server's state as of the responses received (`READY`, `STREAMING`, …). */
+  state(): string
+  /** How many requests await their summary. */
+  pendingRequests(): number
+  /** Whether the request type (`"RUN"`) may be sent now. */
+  canSend(kind: string): boolean
+  /**
+   * Builds the request `kind` from its packed options (a PackStream map written by the
+   * JS encoder) and queues it. Returns the error as data (nothing is queued then).
+   */
+  send(kind: string, options: Buffer): ErrorInfo | null
+  /**
+   * Feeds bytes read from the socket: decodes every response they complete onto the
+   * tape (RECORDs as their field lists, summaries whole) and copies it into `out` (as
+   * `NativeCodec` does: the byte length, or minus the size needed). The events are in
+   * `events()`, a receive error in `error()`; the events before an error are kept.
+   */
+  receive(input: Buffer, out: Buffer): number
+  /** The events of the last `receive`. */
+  events(): Array<NativeEvent>
+  /** The error of the last `receive`, if it failed (the connection is then defunct). */
+  error(): ErrorInfo | null
+  /** Copies the last tape into `out` again, after `receive` said it was too small. */
+  copyOut(out: Buffer): number
+  /** The interned keys of ids `from` to `to` (exclusive), as `NativeCodec.keyStrings`. */
+  keyStrings(from: number, to: number): Array<string>
+  /** The error of the `index`-th failed message of the last tape. */
+  errorInfo(index: number): ErrorInfo | null
+}
+
+/** The server role. */
+export declare class NativeServerHandshake {
+  /**
+   * A server accepting `versions` (default: every supported one), answering manifest
+   * proposals unless `manifest` is false. Throws for an unknown version string.
+   */
+  constructor(versions?: Array<string> | undefined | null, manifest?: boolean | undefined | null)
+  /** Feeds the client's bytes. */
+  receive(input: Buffer): NativeStep
+}
+
+/** One end of a Bolt-over-WebSocket connection. */
+export declare class NativeWebSocket {
+  /**
+   * The client end: upgrade request for `host` and `path` with the 16-byte `key`;
+   * frames masked with keys from `maskSeed` (8 bytes). Both must be random for every
+   * connection. Throws for an invalid host, path or key length.
+   */
+  static client(host: string, path: string, key: Buffer, maskSeed: Buffer): NativeWebSocket
+  /** The server end: waits for the client's upgrade request. */
+  static server(): NativeWebSocket
+  /** The client's upgrade request (empty for the server end or once open). */
+  upgradeRequest(): Buffer
+  /** Whether the opening handshake is complete. */
+  isOpen(): boolean
+  /**
+   * Feeds bytes from the peer: the rest of the upgrade, then frames. Returns the Bolt
+   * bytes they carry and what to send back.
+   */
+  receive(input: Buffer): NativeWsResult
+  /**
+   * Bolt bytes as binary frames, to write to the socket. Returns the error as data
+   * when this end has already sent its close frame or is not open yet.
+   */
+  send(bolt: Buffer): Buffer | ErrorInfo
+  /**
+   * This end's close frame (status `code`, default none, and `reason`); empty if
+   * already sent.
+   */
+  close(code?: number | undefined | null, reason?: string | undefined | null): Buffer | ErrorInfo
 }
 
 /**
@@ -137,6 +233,43 @@ export interface ErrorInfo {
   message: string
 }
 
+/** Settings of a `NativeConnection`; every field is optional. */
+export interface NativeConnectionOptions {
+  /** Versions to accept, newest first (`"5.8"`); default every supported one. */
+  versions?: Array<string>
+  /** Offer manifest v1 (default true); false sends the legacy proposals only. */
+  manifest?: boolean
+  /** The `bolt_agent` product added to a HELLO without one on 5.3+; `""` adds none. */
+  boltAgent?: string
+  /** Ask for the `utc` patch on 4.4 (default true). */
+  utcPatch?: boolean
+  /** Largest chunk written (default 65535). */
+  maxChunkSize?: number
+  /** Decoding limits of received messages. */
+  decode?: NativeOptions
+}
+
+/** One entry of the event list of a `receive`. */
+export interface NativeEvent {
+  /** `negotiated`, `records`, `success`, `failure` or `ignored`. */
+  kind: string
+  /** The request a summary answers (`RUN`, `PULL`, …). */
+  request?: string
+  /** The negotiated version (`negotiated`). */
+  version?: string
+  /**
+   * How many tape messages the event takes: the rows of `records`, 1 for SUCCESS and
+   * FAILURE (their metadata map), 0 for `ignored` and `negotiated`.
+   */
+  count: number
+  /** `has_more` of a PULL/DISCARD SUCCESS. */
+  hasMore?: boolean
+  /** FAILURE: `neo4j_code` or `code`. */
+  code?: string
+  /** FAILURE: the message. */
+  message?: string
+}
+
 /** Decoder options; every field is optional and defaults to the core crate's default. */
 export interface NativeOptions {
   /** Accept the PackStream v2 UUID marker `E0` (Bolt 6.1+). Default false. */
@@ -157,6 +290,36 @@ export interface NativeOptions {
   maxMessageSize?: number
   /** Most chunks in one message. Default 2^20. */
   maxChunks?: number
+}
+
+/** What a handshake wants next, as data. */
+export interface NativeStep {
+  /** `needMore`, `continue`, `negotiated`, `rejected` or `error`. */
+  step: string
+  /** Bytes to send to the peer (empty if none). */
+  send: Buffer
+  /** How many bytes of the input the handshake used (the rest belongs to the messages). */
+  consumed: number
+  /** The agreed version (`negotiated`). */
+  version?: string
+  /** The error (`error`). */
+  error?: ErrorInfo
+}
+
+/** The result of feeding wire bytes (or upgrade bytes) to a WebSocket endpoint. */
+export interface NativeWsResult {
+  /** The Bolt bytes the frames carried (empty during the upgrade). */
+  data: Buffer
+  /** Bytes to send back (pongs, the close reply, the upgrade response). */
+  send: Buffer
+  /** Whether the opening handshake is complete (after this call). */
+  open: boolean
+  /** Whether the peer's close frame has arrived. */
+  closed: boolean
+  /** How many input bytes the upgrade used (the rest are frames). */
+  consumed: number
+  /** The error, if any (the data before it is kept). */
+  error?: ErrorInfo
 }
 
 /**

@@ -835,7 +835,11 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeClientHandshake = nativeBinding.NativeClientHandshake
 module.exports.NativeCodec = nativeBinding.NativeCodec
+module.exports.NativeConnection = nativeBinding.NativeConnection
+module.exports.NativeServerHandshake = nativeBinding.NativeServerHandshake
+module.exports.NativeWebSocket = nativeBinding.NativeWebSocket
 module.exports.decodeFramesAsync = nativeBinding.decodeFramesAsync
 module.exports.decodeRecordsToArrowIpc = nativeBinding.decodeRecordsToArrowIpc
 module.exports.packNative = nativeBinding.packNative

@@ -692,6 +692,47 @@ function decodeFrames (input, options, records) {
   }
 }
 
+/**
+ * The JS half of a native object that writes tapes as `NativeCodec` does (it has
+ * `copyOut`, `keyStrings` and `errorInfo`): the key strings and the tape buffer.
+ */
+function tapeSource (native) {
+  return { native, keys: [], tape: new TapeBuffer(MIN_OUT) }
+}
+
+/**
+ * Runs `call(out)`, a native call that writes a tape into `out` and returns its length
+ * (as `NativeCodec` does), and rebuilds every message of that tape with `conv`. A message
+ * that fails (its decode error, or a hook that throws) does not stop the others: it is
+ * left `undefined` in `values` and its error listed in `errors` with its index.
+ *
+ * @returns {{values: unknown[], errors: Array<[number, unknown]>}}
+ */
+function readTape (source, conv, call) {
+  const tb = source.tape.busy ? new TapeBuffer(MIN_OUT) : source.tape
+  tb.busy = true
+  enter()
+  try {
+    finishCall(source, tb, call(tb.buf))
+    useReader(openTape(tb, source.keys, conv, source.native, null))
+    const n = tb.w[1]
+    const values = new Array(n)
+    const errors = []
+    for (let i = 0; i < n; i++) {
+      try {
+        values[i] = readMessageAndSkip()
+      } catch (e) {
+        errors.push([i, e])
+      }
+    }
+    return { values, errors }
+  } finally {
+    tb.busy = false
+    tb.release()
+    leave()
+  }
+}
+
 /** How an asynchronous rebuild is sliced (changeable for tests). */
 const asyncSlices = {
   /** How long one step may keep the event loop, in ms. */
@@ -922,5 +963,7 @@ module.exports = {
   decodeFramesAsync: decodeFramesAsyncJs,
   StreamDecoder,
   makeConv,
-  asyncSlices
+  asyncSlices,
+  tapeSource,
+  readTape
 }

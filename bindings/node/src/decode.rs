@@ -35,7 +35,7 @@ pub struct NativeOptions {
 }
 
 impl NativeOptions {
-    fn decode_options(&self) -> DecodeOptions {
+    pub(crate) fn decode_options(&self) -> DecodeOptions {
         let d = DecodeLimits::default();
         let limits = DecodeLimits {
             max_depth: self.max_depth.unwrap_or(d.max_depth),
@@ -52,7 +52,7 @@ impl NativeOptions {
             .with_legacy_structs(self.legacy_structs.unwrap_or(false))
     }
 
-    fn dechunk_limits(&self) -> DechunkLimits {
+    pub(crate) fn dechunk_limits(&self) -> DechunkLimits {
         let d = DechunkLimits::default();
         DechunkLimits {
             max_message_size: self

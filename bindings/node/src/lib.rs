@@ -13,13 +13,20 @@
 
 #[cfg(feature = "arrow")]
 mod arrow;
+mod connection;
 mod decode;
 mod encode;
+mod handshake;
+mod messages;
 mod tape;
+mod ws;
 
 #[cfg(feature = "arrow")]
 pub use arrow::{decode_records_to_arrow_ipc, ArrowIpcResult};
+pub use connection::{NativeConnection, NativeConnectionOptions, NativeEvent};
 pub use decode::{
     decode_frames_async, DecodeFramesTask, DecodedBatch, ErrorInfo, NativeCodec, NativeOptions,
 };
 pub use encode::pack_native;
+pub use handshake::{NativeClientHandshake, NativeServerHandshake, NativeStep};
+pub use ws::{NativeWebSocket, NativeWsResult};

@@ -8,8 +8,9 @@
 // tail, too many chunks), several live `Dechunker` streams fed in random pieces and read
 // with `next` and `messages`, `decodeRecordsAsync` batches left running across the other
 // calls (sliced one message at a time), hooks that throw, hooks that decode and encode
-// re-entrantly (checking their own results), options objects changed between calls, and
-// values nested deeper than the recursive rebuild goes. Every good call's result is
+// re-entrantly (checking their own results), options objects changed between calls,
+// values nested deeper than the recursive rebuild goes, and client connections fed RECORD
+// batches in random pieces. Every good call's result is
 // checked against the value it was made from (what a fresh decoder with no prior state
 // gives), and every bad call must fail with the error of its bad message; a fresh codec
 // (a new `Dechunker`, with its own native key table) decodes a sample of the inputs too.
@@ -50,7 +51,7 @@ async function runInterleaved ({ ops, seed, log = null }) {
   const r = rng(seed)
   const int = (n) => Math.floor(r() * n)
   const pick = (a) => a[int(a.length)]
-  const stats = { ops: 0, checked: 0, badChecked: 0, hookThrows: 0, reentrant: 0, asyncBatches: 0, freshChecks: 0, deep: 0 }
+  const stats = { ops: 0, checked: 0, badChecked: 0, hookThrows: 0, reentrant: 0, asyncBatches: 0, freshChecks: 0, deep: 0, connections: 0 }
 
   // Keys: a pool shared by all calls (interned across calls), and now and then a new one,
   // so that the key table fills up (4096 keys) and later keys go as plain strings.
@@ -390,6 +391,66 @@ async function runInterleaved ({ ops, seed, log = null }) {
     ))
   }
 
+  // Client connections (issue 17), logged in against a scripted server: RUN and PULL, then
+  // a batch of RECORDs (good, spoiled, or tripping the throwing hook) and the summary fed
+  // in random pieces. The rows must be the batch's, up to a spoiled message, which fails
+  // the connection with that message's error (a new connection replaces it); a hook's
+  // exception leaves out its row and the connection goes on.
+  const conns = Array.from({ length: 2 }, () => newConn())
+  function newConn () {
+    const { opts, model } = optionsFor()
+    const c = new bc.ClientConnection({ ...opts, versions: ['5.8'], manifest: false })
+    const server = new bc.ServerHandshake({ versions: ['5.8'], manifest: false })
+    c.receive(server.receive(c.takeOutput()).send)
+    c.send(bc.requests.hello({ userAgent: 'interleave/1' })).send(bc.requests.logon({ scheme: 'none' }))
+    c.takeOutput()
+    c.receive(Buffer.concat([packMessage(new Structure(0x70, [{}])), packMessage(new Structure(0x70, [{}]))]))
+    assert.equal(c.state, 'READY')
+    return { c, model, bigChunks: opts.maxChunks !== undefined }
+  }
+
+  function opConnection () {
+    const at = int(conns.length)
+    const k = conns[at]
+    stats.connections++
+    const { bytes, msgs } = genBatch(true, true, k.bigChunks)
+    k.c.send(bc.requests.run('RETURN 1')).send(bc.requests.pull(-1))
+    k.c.takeOutput()
+    const all = Buffer.concat([packMessage(new Structure(0x70, [{ fields: ['a', 'b'] }])), bytes,
+      packMessage(new Structure(0x70, [{ type: 'r' }]))])
+    const outs = msgs.map((m) => expectedMessage(m, k.model, true))
+    const bad = outs.findIndex((o) => o.kind !== undefined)
+    const want = (bad < 0 ? outs : outs.slice(0, bad)).filter((o) => !o.poison).map((o) => o.value)
+    const rows = []
+    const take = (events) => { for (const e of events) if (e.type === 'records') rows.push(...e.rows) }
+    let failed = null
+    for (let pos = 0; pos < all.length && failed === null;) {
+      const n = 1 + int(all.length - pos)
+      try {
+        take(k.c.receive(all.subarray(pos, pos + n)))
+      } catch (e) {
+        if (e instanceof PoisonError) {
+          take(e.events)
+        } else {
+          failed = e
+          if (!(e instanceof bc.ConnectionError)) throw e
+          take(e.events)
+        }
+      }
+      pos += n
+    }
+    same(rows, want)
+    if (bad >= 0) {
+      failsAs(() => { throw failed }, outs[bad])
+      assert.equal(k.c.state, 'DEFUNCT')
+      conns[at] = newConn()
+    } else {
+      if (failed !== null) throw failed
+      assert.equal(k.c.state, 'READY')
+      stats.checked++
+    }
+  }
+
   /** What a re-entrant hook does: a small good or bad call, checked. */
   function nestedOp () {
     switch (int(4)) {
@@ -502,8 +563,9 @@ async function runInterleaved ({ ops, seed, log = null }) {
       else if (op < 55) opStreamFeed(pick(streams))
       else if (op < 68) opStreamPush(pick(streams), r() < 0.3)
       else if (op < 88) opStreamNext(pick(streams))
-      else if (op < 92) opAsync()
-      else if (op < 95) opPack()
+      else if (op < 91) opAsync()
+      else if (op < 93) opPack()
+      else if (op < 95) opConnection()
       else if (op < 98) await new Promise(setImmediate)
       else {
         // Replace a stream (its unread messages go with it).

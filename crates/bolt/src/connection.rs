@@ -78,7 +78,7 @@ use crate::handshake::{ClientConfig, ClientHandshake, HandshakeError, Step};
 use crate::handshake::{ServerConfig, ServerHandshake};
 use crate::message::{
     BoltAgent, Hello, MessageCodec, MessageEncodeError, MessageError, Request, RequestKind,
-    Response,
+    Response, ResponseKind,
 };
 use crate::version::BoltVersion;
 
@@ -635,10 +635,68 @@ impl ClientConnection {
     /// Any handshake, framing, decoding or protocol error; the connection is defunct
     /// afterwards (events produced before the error are still delivered).
     pub fn receive(&mut self, bytes: &[u8]) -> Result<(), ConnectionError> {
+        self.receive_checked(bytes, None)
+    }
+
+    /// [`ClientConnection::receive`] for callers that decode RECORDs themselves (a
+    /// binding building host values straight from the bytes): every response message,
+    /// once the connection has checked that it answers the request at the front, is
+    /// handed to `on_message` in stream order. RECORDs are not decoded here and queue no
+    /// [`Event::Record`]; summaries are handled as by `receive` (their events are queued
+    /// as usual, one per summary handed over, in the same order).
+    ///
+    /// An error returned by `on_message` (for example a RECORD the caller could not
+    /// decode) fails the receive as a [`ConnectionError::Message`] at that message's
+    /// stream offset, and the connection is defunct, as for any receive error.
+    ///
+    /// ```
+    /// use bolt::chunk::Chunker;
+    /// use bolt::connection::{ClientConnection, ConnectionConfig, Event};
+    /// use bolt::handshake::{ServerConfig, ServerHandshake, Step};
+    /// use bolt::message::{Hello, Record, Request, Response, ResponseKind, Success};
+    /// use packstream::ValueRef;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut client = ClientConnection::new(ConnectionConfig::default());
+    /// let mut server = ServerHandshake::new(ServerConfig::default());
+    /// let Step::Continue { send, .. } = server.receive(&client.take_output())? else { panic!() };
+    /// client.receive(&send)?;
+    /// let Step::Negotiated { version, .. } = server.receive(&client.take_output())? else { panic!() };
+    /// client.send(&Request::Hello(Hello::new("example/1.0")))?;
+    /// let mut reply = Vec::new();
+    /// Response::Success(Success::default()).encode_framed(version, &Chunker::default(), &mut reply)?;
+    /// let mut kinds = Vec::new();
+    /// client.receive_with(&reply, &mut |m| {
+    ///     kinds.push((m.kind, m.bytes.to_vec()));
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(kinds, [(ResponseKind::Success, vec![0xB1, 0x70, 0xA0])]);
+    /// assert!(matches!(client.poll_event(), Some(Event::Negotiated(_))));
+    /// assert!(matches!(client.poll_event(), Some(Event::Success { .. })));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`ClientConnection::receive`], plus the errors of `on_message`.
+    pub fn receive_with(
+        &mut self,
+        bytes: &[u8],
+        on_message: &mut OnResponse<'_>,
+    ) -> Result<(), ConnectionError> {
+        self.receive_checked(bytes, Some(on_message))
+    }
+
+    fn receive_checked(
+        &mut self,
+        bytes: &[u8],
+        on_message: Option<&mut OnResponse<'_>>,
+    ) -> Result<(), ConnectionError> {
         if self.defunct && (self.receive_failed || self.pending.is_empty()) {
             return Err(ConnectionError::Defunct);
         }
-        let result = self.receive_inner(bytes);
+        let result = self.receive_inner(bytes, on_message);
         if result.is_err() {
             self.defunct = true;
             self.receive_failed = true;
@@ -646,7 +704,11 @@ impl ClientConnection {
         result
     }
 
-    fn receive_inner(&mut self, mut bytes: &[u8]) -> Result<(), ConnectionError> {
+    fn receive_inner(
+        &mut self,
+        mut bytes: &[u8],
+        mut on_message: Option<&mut OnResponse<'_>>,
+    ) -> Result<(), ConnectionError> {
         if let Some(handshake) = self.handshake.as_mut() {
             match handshake.receive(bytes)? {
                 Step::NeedMore => return Ok(()),
@@ -700,11 +762,26 @@ impl ClientConnection {
             let Some(front) = self.pending.front().copied() else {
                 return Err(unexpected("no request is waiting for a response"));
             };
+            if let Response::Record(_) = &response {
+                if !matches!(front.kind, RequestKind::Pull | RequestKind::PullAll) {
+                    return Err(unexpected("RECORD for a request that is not PULL"));
+                }
+            }
+            if let Some(f) = on_message.as_deref_mut() {
+                f(&ReceivedResponse {
+                    kind: response.kind(),
+                    bytes: msg.bytes(),
+                    stream_offset,
+                    version: codec.version(),
+                })
+                .map_err(|source| ConnectionError::Message {
+                    stream_offset,
+                    source,
+                })?;
+            }
             match &response {
+                Response::Record(_) if on_message.is_some() => {}
                 Response::Record(record) => {
-                    if !matches!(front.kind, RequestKind::Pull | RequestKind::PullAll) {
-                        return Err(unexpected("RECORD for a request that is not PULL"));
-                    }
                     let fields =
                         record
                             .to_owned_values()
@@ -748,6 +825,23 @@ impl ClientConnection {
         }
         Ok(())
     }
+}
+
+/// The callback of [`ClientConnection::receive_with`].
+pub type OnResponse<'f> = dyn FnMut(&ReceivedResponse<'_>) -> Result<(), MessageError> + 'f;
+
+/// A response message handed to the callback of [`ClientConnection::receive_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceivedResponse<'m> {
+    /// Which response it is.
+    pub kind: ResponseKind,
+    /// The de-chunked message (a RECORD is not decoded by the connection).
+    pub bytes: &'m [u8],
+    /// Offset of the message's first chunk header in the incoming stream (counted from
+    /// the first byte after the handshake reply).
+    pub stream_offset: u64,
+    /// The version to decode it with (with the `utc` patch once the server accepted it).
+    pub version: BoltVersion,
 }
 
 /// One request received by a [`ServerConnection`]: its kind and its message bytes

@@ -564,3 +564,87 @@ fn requests_after_a_failed_login_report_defunct() {
         Err(ConnectionError::Defunct)
     ));
 }
+
+/// `receive_with` hands every response over in stream order, queues the summaries'
+/// events as `receive` does and no RECORD events; a callback error fails the receive at
+/// the message's stream offset and leaves the connection defunct.
+#[test]
+fn receive_with_hands_records_to_the_caller_and_keeps_the_state_rules() {
+    use bolt::connection::ReceivedResponse;
+    use bolt::message::{MessageError, ResponseKind};
+    let (mut client, mut server) = pair(BoltVersion::V5_8);
+    login(&mut client, &mut server);
+    client
+        .send(&Request::Run(Run::new("RETURN 1")))
+        .expect("RUN");
+    client.send(&Request::Pull(Pull::new(2))).expect("PULL");
+    deliver(&mut client, &mut server);
+    let _ = kinds(&mut server);
+    server
+        .send(&Response::Success(
+            Success::default().with("fields", vec!["x"]),
+        ))
+        .expect("send");
+    server.send(&record(&[1])).expect("send");
+    server.send(&record(&[2])).expect("send");
+    server
+        .send(&Response::Success(
+            Success::default().with("has_more", true),
+        ))
+        .expect("send");
+    let mut seen: Vec<(ResponseKind, Vec<u8>, u64)> = Vec::new();
+    let mut keep = |m: &ReceivedResponse<'_>| -> Result<(), MessageError> {
+        assert_eq!(m.version, BoltVersion::V5_8);
+        seen.push((m.kind, m.bytes.to_vec(), m.stream_offset));
+        Ok(())
+    };
+    client
+        .receive_with(&server.take_output(), &mut keep)
+        .expect("responses");
+    let kinds_seen: Vec<ResponseKind> = seen.iter().map(|s| s.0).collect();
+    assert_eq!(
+        kinds_seen,
+        [
+            ResponseKind::Success,
+            ResponseKind::Record,
+            ResponseKind::Record,
+            ResponseKind::Success
+        ]
+    );
+    assert_eq!(seen[1].1, [0xB1, 0x71, 0x91, 0x01]);
+    assert!(seen.windows(2).all(|w| w[0].2 < w[1].2));
+    let ev = events(&mut client);
+    assert_eq!(ev.len(), 2, "{ev:?}");
+    assert!(ev.iter().all(|e| matches!(e, Event::Success { .. })));
+    // has_more: the result is still open, so only PULL/DISCARD/RESET may follow.
+    assert_eq!(client.state(), ServerState::Streaming);
+    assert!(!client.can_send(RequestKind::Run));
+
+    // The caller refuses the next RECORD: the receive fails at its offset, defunct after.
+    client.send(&Request::Pull(Pull::new(-1))).expect("PULL");
+    deliver(&mut client, &mut server);
+    let _ = kinds(&mut server);
+    server.send(&record(&[3])).expect("send");
+    server
+        .send(&Response::Success(Success::default()))
+        .expect("send");
+    let bytes = server.take_output();
+    let err = client
+        .receive_with(&bytes, &mut |m| {
+            if m.kind == ResponseKind::Record {
+                Err(MessageError::NotAStructure {
+                    offset: 0,
+                    found: "test",
+                })
+            } else {
+                Ok(())
+            }
+        })
+        .expect_err("the callback's error");
+    assert!(matches!(err, ConnectionError::Message { .. }), "{err:?}");
+    // The RECORD follows the last summary: its header, bytes and end marker.
+    let last = seen.last().expect("four messages");
+    assert_eq!(err.offset(), Some(last.2 + 2 + last.1.len() as u64 + 2));
+    assert_eq!(client.state(), ServerState::Defunct);
+    assert!(matches!(client.receive(&[]), Err(ConnectionError::Defunct)));
+}
