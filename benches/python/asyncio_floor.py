@@ -62,7 +62,8 @@ def example(rows: int) -> float:
         check=True,
     ).stdout
     m = re.match(r"(\d+) rows in ([0-9.]+) s", out.strip().splitlines()[-1])
-    assert m and int(m.group(1)) == rows, out
+    assert m, out
+    assert int(m.group(1)) == rows, out
     return float(m.group(2))
 
 
@@ -90,10 +91,10 @@ def main() -> None:
             f"loopback; best of {args.rounds} alternating rounds, each in its own process "
             "(wall clock, connect included).",
             "",
-            "| reader | best | rows/s | × floor |",
+            "| reader | best | rows/s | x floor |",
             "| --- | --- | --- | --- |",
             *(
-                f"| {k} | {t:.2f} s | {args.rows / t:,.0f} | {t / best['raw floor']:.2f}× |"
+                f"| {k} | {t:.2f} s | {args.rows / t:,.0f} | {t / best['raw floor']:.2f}x |"
                 for k, t in best.items()
             ),
         ]
