@@ -108,7 +108,7 @@ fn kind_name(kind: RequestKind) -> &'static str {
 }
 
 /// The sans-IO client side of one Bolt connection (see ``boltcodec/bolt.pyi``).
-#[pyclass(name = "ClientConnection", module = "boltcodec._native", unsendable)]
+#[pyclass(name = "ClientConnection", module = "boltcodec._native")]
 pub struct PyClientConnection {
     inner: ClientConnection,
     hook: Option<Py<PyAny>>,

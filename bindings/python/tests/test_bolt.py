@@ -607,6 +607,32 @@ def test_a_record_that_does_not_decode_first_raises_at_once():
     assert (e.value.kind, e.value.offset, e.value.message_offset) == ("reserved_marker", at, 4)
 
 
+def test_a_record_nested_a_million_levels_deep_is_an_error_not_a_crash():
+    conn, server = _streaming()
+    server.reply(conn, chunked(success(fields=["x"])))
+    conn.events()
+    body = b"\xb1\x71\x91" + b"\x91" * 1_000_000 + b"\x90"
+    data = bytearray()
+    for i in range(0, len(body), 65535):
+        part = body[i : i + 65535]
+        data += len(part).to_bytes(2, "big") + part
+    data += b"\x00\x00"
+    conn.receive(bytes(data))
+    with pytest.raises(BoltError) as e:
+        conn.events()
+    assert e.value.kind == "limit_exceeded"
+    assert conn.state == "DEFUNCT"
+
+
+def test_a_record_answering_run_is_refused():
+    conn, server = ready((5, 8))
+    conn.send(Run("q"))
+    sent(conn, server)
+    with pytest.raises(BoltError) as e:
+        server.reply(conn, chunked(record(1)))
+    assert e.value.kind == "unexpected_response"
+
+
 def test_a_huge_chunk_header_is_refused_without_allocating():
     conn, _ = _streaming()
     conn = ClientConnection(versions=[(5, 8)], max_message_size=1024)
