@@ -335,7 +335,9 @@ def test_route_telemetry_reset_logoff_goodbye():
     assert got[0] == (0x66, [{"address": "h:1"}, ["b"], {"db": "neo4j"}])
     assert got[1] == (0x54, [2])
     conn.receive(chunked(success(rt={"ttl": 300}), success()))
-    conn.events()
+    route, telemetry = conn.events()
+    assert route.routing_table == {"ttl": 300}
+    assert telemetry.request == "TELEMETRY"
     conn.send(Logoff())
     conn.send(Logon.none())
     conn.send(Reset())
@@ -407,6 +409,7 @@ def test_a_result_streams_as_record_batches_with_back_pressure():
     )
     run, batch, more = conn.events()
     assert run.fields == ["i", "s"]
+    assert run.t_first == 1
     assert run.request == "RUN"
     assert batch == Records([[1, "1"], [2, "2"]])
     assert len(batch) == 2

@@ -284,6 +284,31 @@ class Success:
         """The database the result came from."""
         return self.metadata.get("db")
 
+    @property
+    def server(self) -> str | None:
+        """HELLO: the server's agent (``"Neo4j/5.26.0"``)."""
+        return self.metadata.get("server")
+
+    @property
+    def t_first(self) -> int | None:
+        """RUN: milliseconds until the first record was available."""
+        return self.metadata.get("t_first")
+
+    @property
+    def t_last(self) -> int | None:
+        """The end of a result: milliseconds to consume it."""
+        return self.metadata.get("t_last")
+
+    @property
+    def stats(self) -> dict:
+        """The end of a writing result: its counters (``nodes-created``, …)."""
+        return self.metadata.get("stats", {})
+
+    @property
+    def routing_table(self) -> dict | None:
+        """ROUTE: the routing table (``ttl``, ``db``, ``servers``)."""
+        return self.metadata.get("rt")
+
 
 @dataclass
 class Failure:
