@@ -127,9 +127,15 @@ macro_rules! apply_tx {
     }};
 }
 
-/// The `n` and `qid` of PULL and DISCARD.
-fn n_qid(obj: &Bound<'_, PyAny>) -> PyResult<(i64, Option<i64>)> {
-    Ok((obj.getattr("n")?.extract()?, opt(obj, "qid")?))
+/// A PULL or DISCARD (`$ty`) from the `n` and `qid` of the Python object.
+macro_rules! n_qid {
+    ($ty:ident, $obj:expr) => {{
+        let mut r = $ty::new($obj.getattr("n")?.extract()?);
+        if let Some(q) = opt::<i64>($obj, "qid")? {
+            r = r.with_qid(q);
+        }
+        r
+    }};
 }
 
 /// Builds the core request for the Python request `obj` on version `v` and hands it to
@@ -233,24 +239,8 @@ pub(crate) fn with_request<R>(
             let out = f(&Request::Begin(apply_tx!(Begin::new(), &tx, v)));
             out
         }
-        "PULL" => {
-            let (n, qid) = n_qid(obj)?;
-            let mut p = Pull::new(n);
-            if let Some(q) = qid {
-                p = p.with_qid(q);
-            }
-            let out = f(&Request::Pull(p));
-            out
-        }
-        "DISCARD" => {
-            let (n, qid) = n_qid(obj)?;
-            let mut d = Discard::new(n);
-            if let Some(q) = qid {
-                d = d.with_qid(q);
-            }
-            let out = f(&Request::Discard(d));
-            out
-        }
+        "PULL" => f(&Request::Pull(n_qid!(Pull, obj))),
+        "DISCARD" => f(&Request::Discard(n_qid!(Discard, obj))),
         "ROUTE" => {
             let routing = Packed::of(&obj.getattr("routing")?, uuid)?;
             let bookmarks: Option<Vec<String>> = opt(obj, "bookmarks")?;
