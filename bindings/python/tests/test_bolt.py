@@ -670,6 +670,39 @@ def test_random_garbage_never_crashes():
     assert errors > 100
 
 
+def test_mutated_server_streams_give_events_or_a_bolt_error_never_a_crash():
+    good = chunked(
+        success(fields=["a", "b"]),
+        *[record(i, {"k": [i, str(i), 1.5, None, True]}, Structure(b"X", i)) for i in range(8)],
+        success(has_more=False, bookmark="b"),
+    )
+    rng = random.Random(2026)
+    outcomes = {"ok": 0, "error": 0}
+    for _ in range(1000):
+        data = bytearray(good)
+        for _ in range(rng.randrange(1, 4)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        conn, server = _streaming()
+        cut = rng.randrange(len(data) + 1)
+        try:
+            for part in (data[:cut], data[cut:]):
+                server.reply(conn, bytes(part))
+                conn.events()
+            conn.events()
+            outcomes["ok"] += 1
+        except BoltError as e:
+            outcomes["error"] += 1
+            kind = e.kind
+        else:
+            continue
+        assert isinstance(kind, str)
+        assert conn.state == "DEFUNCT"
+        with pytest.raises(BoltError):
+            conn.send(Reset())
+    assert outcomes["error"] > 100
+    assert outcomes["ok"] > 10
+
+
 # ---------------------------------------------------------------------------------------
 # WebSocket
 # ---------------------------------------------------------------------------------------
