@@ -288,7 +288,7 @@ impl PyClientConnection {
                                         .value(py)
                                         .getattr("kind")
                                         .and_then(|k| k.extract())
-                                        .unwrap_or_else(|_| "python_error".to_owned());
+                                        .unwrap_or_else(|_| "struct_hook_failed".to_owned());
                                     let inner: Option<u64> = err
                                         .value(py)
                                         .getattr("offset")

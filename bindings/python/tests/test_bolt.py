@@ -455,6 +455,27 @@ def test_struct_hook_applies_to_record_fields():
     assert batch.rows == [[("S", b"D", [7])]]
 
 
+def test_a_raising_struct_hook_keeps_the_rows_before_and_ends_the_connection():
+    def hook(s):
+        if s.fields[0] == 2:
+            raise ValueError("no 2")
+        return s.fields[0]
+
+    conn, server = ready((5, 8), struct_hook=hook)
+    conn.send(Run("q"))
+    conn.send(Pull(-1))
+    sent(conn, server)
+    rows = [record(Structure(b"X", i)) for i in range(4)]
+    server.reply(conn, chunked(success(), *rows, success()))
+    _, batch = conn.events()
+    assert batch.rows == [[0], [1]]
+    with pytest.raises(BoltError) as e:
+        conn.events()
+    assert e.value.kind == "struct_hook_failed"
+    assert isinstance(e.value.__cause__, ValueError)
+    assert conn.state == "DEFUNCT"
+
+
 def test_failure_then_ignored_then_reset():
     conn, server = ready((5, 8))
     conn.send(Run("bad"))
