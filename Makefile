@@ -44,12 +44,14 @@ test-integration:
 	scripts/test-integration.sh
 
 # The examples against real servers: copy 20,000 nodes between two Neo4j 5.26 servers
-# with the Rust connection (crates/bolt/examples/copy.rs) and with the official Python
-# driver, each copy checked against the source.
+# with the Rust connection (crates/bolt/examples/copy.rs), with the Python binding in
+# asyncio (examples/copy/copy_boltcodec.py) and with the official Python driver, each copy
+# checked against the source. (The Python asyncio client example runs in test-python.)
 test-examples:
 	examples/copy/run.sh 20000
 
-# The copy at 100,000 and 1,000,000 nodes: peak RSS must stay flat (minutes).
+# The copy at 100,000 and 1,000,000 nodes: peak RSS of both boltcodec copies must stay
+# flat (about 20 minutes here). COPY_SOURCE_PORT / COPY_TARGET_PORT move the servers.
 copy-long:
 	examples/copy/run.sh 100000 1000000
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Copies nodes between two real Neo4j 5.26 servers, with boltcodec's Rust connection
-# (crates/bolt/examples/copy.rs) and with the official Python driver
-# (examples/copy/copy_driver.py), and checks that both copies are complete.
+# (crates/bolt/examples/copy.rs), with boltcodec's Python binding in asyncio
+# (examples/copy/copy_boltcodec.py) and with the official Python driver
+# (examples/copy/copy_driver.py), and checks that every copy is complete.
 #
 #   examples/copy/run.sh [SIZE...]        (default: 100000)
 #
 # Starts both servers (scripts/with-neo4j.sh, stopped by PID), then for each SIZE in
 # increasing order: grows the source to SIZE nodes, empties the target, copies with
-# boltcodec, checks the target against the source (count and sums over the copied
-# properties), empties it, copies with the driver, checks again. Prints a table with
-# time, throughput and peak RSS of each copy, and the throughput ratio. With several
-# sizes it fails unless boltcodec's peak RSS at the largest is within 1.5x of the
+# boltcodec (Rust), checks the target against the source (count and sums over the copied
+# properties), empties it, copies with boltcodec (Python), checks, empties, copies with
+# the driver, checks again. Prints a table with time, throughput and peak RSS of each
+# copy, and each boltcodec copy's throughput against the driver's. With several sizes it
+# fails unless each boltcodec copy's peak RSS at the largest is within 1.5x of the
 # smallest (memory bounded by the batch, not the node count).
 #
 # COPY_BATCH (default 10000) is the PULL {n} / UNWIND batch size; COPY_SOURCE_PORT and
@@ -26,7 +28,7 @@ SIZES=("$@")
 if [ -z "${COPY_SERVERS_UP:-}" ]; then
   cargo build --quiet --release -p boltcodec-bolt --example copy --example query \
     --manifest-path "$ROOT/Cargo.toml"
-  "$ROOT/bindings/python/scripts/setup-venv.sh" >/dev/null
+  "$ROOT/bindings/python/scripts/install.sh" >/dev/null  # .venv with the boltcodec wheel
   exec "$ROOT/scripts/with-neo4j.sh" 5.26 "$SRC_PORT" -- \
     "$ROOT/scripts/with-neo4j.sh" 5.26 "$DST_PORT" -- \
     env COPY_SERVERS_UP=1 "$0" "${SIZES[@]}"
@@ -70,25 +72,39 @@ copy_and_check() {
 }
 
 query "$SRC_PORT" "CREATE INDEX item_id IF NOT EXISTS FOR (n:Item) ON (n.id)" >/dev/null
-echo "| nodes | boltcodec (Rust) | official Python driver | throughput ratio |"
-echo "| --- | --- | --- | --- |"
+echo "| nodes | boltcodec (Rust) | boltcodec (Python asyncio) | official Python driver | Rust / driver | Python / driver |"
+echo "| --- | --- | --- | --- | --- | --- |"
 first_rss=""
 last_rss=""
+first_py_rss=""
+last_py_rss=""
 for n in "${SIZES[@]}"; do
   seed "$n"
   read -r rs rr rm < <(copy_and_check "$BIN/copy" --source "127.0.0.1:$SRC_PORT" \
+    --target "127.0.0.1:$DST_PORT" --batch "$BATCH")
+  read -r ps pr pm < <(BOLTCODEC_NEO4J=off copy_and_check "$PY" \
+    "$ROOT/examples/copy/copy_boltcodec.py" --source "127.0.0.1:$SRC_PORT" \
     --target "127.0.0.1:$DST_PORT" --batch "$BATCH")
   read -r ds dr dm < <(BOLTCODEC_NEO4J=off copy_and_check "$PY" \
     "$ROOT/examples/copy/copy_driver.py" --source "127.0.0.1:$SRC_PORT" \
     --target "127.0.0.1:$DST_PORT" --batch "$BATCH")
   ratio=$(awk -v a="$rr" -v b="$dr" 'BEGIN { printf "%.2f", a / b }')
-  echo "| $n | $rs s, $rr nodes/s, peak RSS $((rm / 1024)) MiB | $ds s, $dr nodes/s, peak RSS $((dm / 1024)) MiB | **${ratio}x** |"
+  py_ratio=$(awk -v a="$pr" -v b="$dr" 'BEGIN { printf "%.2f", a / b }')
+  echo "| $n | $rs s, $rr nodes/s, peak RSS $((rm / 1024)) MiB | $ps s, $pr nodes/s, peak RSS $((pm / 1024)) MiB | $ds s, $dr nodes/s, peak RSS $((dm / 1024)) MiB | **${ratio}x** | **${py_ratio}x** |"
   [ -n "$first_rss" ] || first_rss=$rm
+  [ -n "$first_py_rss" ] || first_py_rss=$pm
   last_rss=$rm
+  last_py_rss=$pm
 done
 empty_target
-if [ ${#SIZES[@]} -gt 1 ] && [ "$last_rss" -gt $((first_rss * 3 / 2)) ]; then
-  echo "copy/run.sh: boltcodec's peak RSS grew from $first_rss KiB to $last_rss KiB" >&2
-  exit 1
+if [ ${#SIZES[@]} -gt 1 ]; then
+  if [ "$last_rss" -gt $((first_rss * 3 / 2)) ]; then
+    echo "copy/run.sh: boltcodec's (Rust) peak RSS grew from $first_rss KiB to $last_rss KiB" >&2
+    exit 1
+  fi
+  if [ "$last_py_rss" -gt $((first_py_rss * 3 / 2)) ]; then
+    echo "copy/run.sh: boltcodec's (Python) peak RSS grew from $first_py_rss KiB to $last_py_rss KiB" >&2
+    exit 1
+  fi
 fi
 echo "copy/run.sh: every copy checked against the source"

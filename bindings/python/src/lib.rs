@@ -20,14 +20,18 @@
 
 mod arrow;
 mod chunk;
+mod connection;
 mod decode;
 mod dropin;
 mod encode;
 mod errors;
 mod ffi;
+mod handshake;
 mod hydrate;
+mod messages;
 mod record;
 mod structure;
+mod ws;
 
 use packstream::{DecodeLimits, DecodeOptions};
 use pyo3::prelude::*;
@@ -217,6 +221,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::ArrowBatches>()?;
     m.add_class::<arrow::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(arrow::decode_records, m)?)?;
+    m.add_class::<connection::PyClientConnection>()?;
+    m.add("BoltError", py.get_type::<connection::BoltError>())?;
+    m.add_class::<handshake::PyClientHandshake>()?;
+    m.add_class::<handshake::PyServerHandshake>()?;
+    m.add_class::<ws::PyWsStream>()?;
+    m.add_class::<ws::PyClientUpgrade>()?;
+    m.add_class::<ws::PyServerUpgrade>()?;
     let _ = dropin::structure_type(py);
     Ok(())
 }

@@ -8,7 +8,9 @@ Its own API::
 
 ``Dechunker`` splits a Bolt chunk stream into messages (and decodes them in one call with
 ``feed_messages``). With the official ``neo4j`` driver installed, boltcodec also serves as
-its accelerator without any change to user code; see :mod:`boltcodec.dropin`.
+its accelerator without any change to user code; see :mod:`boltcodec.dropin`. Driver
+authors get the whole Bolt layer (sans-IO connection, handshake, WebSocket) from
+:mod:`boltcodec.bolt`.
 
 The native module is loaded on first use, so that the start-up hook that installs the
 drop-in costs next to nothing in processes that never use it.
@@ -39,10 +41,10 @@ def __getattr__(name: str) -> object:
         value = getattr(_native, name)
         globals()[name] = value
         return value
-    if name == "dropin":
+    if name in ("dropin", "bolt"):
         import importlib
 
-        return importlib.import_module(".dropin", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'boltcodec' has no attribute {name!r}")
 
 

@@ -1,5 +1,6 @@
 """boltcodec: a fast PackStream/Bolt codec for Neo4j that raises errors instead of crashing."""
 
+from . import bolt as bolt
 from . import dropin as dropin
 from ._native import (
     Dechunker as Dechunker,

@@ -1,7 +1,10 @@
 """Type stubs of the native module ``boltcodec._native`` (Rust, pyo3)."""
 
 from collections.abc import Buffer, Callable, Iterator, Mapping
-from typing import Any, SupportsIndex, final
+from typing import TYPE_CHECKING, Any, SupportsIndex, final
+
+if TYPE_CHECKING:
+    from .bolt import Event, HandshakeStep, Request, UpgradeRequest
 
 class DecodeError(ValueError):
     """Input that is not valid PackStream (or not a valid Bolt message).
@@ -218,3 +221,89 @@ class Hydrator:
     @property
     def counts(self) -> tuple[int, int]:
         """``(built natively, handed to the driver's function)`` since creation."""
+
+# boltcodec.bolt: the sans-IO connection, handshake and WebSocket (see bolt.py)
+
+class BoltError(ValueError):
+    """A Bolt protocol error (bad server bytes, or a request the connection refuses)."""
+
+    kind: str
+    offset: int | None
+    message_offset: int | None
+
+class ClientConnection:
+    """The sans-IO client side of one Bolt connection: bytes in, bytes and events out."""
+
+    def __init__(
+        self,
+        *,
+        versions: list[tuple[int, int]] | None = None,
+        manifest: bool = True,
+        bolt_agent: str | None = ...,
+        request_utc_patch: bool = True,
+        max_chunk_size: int = 0,
+        struct_hook: Callable[[Any], Any] | None = None,
+        max_message_size: int | None = None,
+        max_depth: int = ...,
+    ) -> None: ...
+    def take_output(self) -> bytes: ...
+    @property
+    def has_output(self) -> bool: ...
+    def receive(self, data: Buffer) -> None: ...
+    def send(self, request: Request) -> None: ...
+    def events(self) -> list[Event]: ...
+    def can_send(self, name: str) -> bool: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def version(self) -> tuple[int, int] | None: ...
+    @property
+    def utc_patch(self) -> bool: ...
+    @property
+    def pending_requests(self) -> int: ...
+
+class ClientHandshake:
+    """The client role of the Bolt handshake (legacy proposals or manifest v1)."""
+
+    def __init__(
+        self, *, versions: list[tuple[int, int]] | None = None, manifest: bool = True
+    ) -> None: ...
+    def hello(self) -> bytes: ...
+    def receive(self, data: Buffer) -> HandshakeStep: ...
+
+class ServerHandshake:
+    """The server role of the Bolt handshake."""
+
+    def __init__(
+        self, *, versions: list[tuple[int, int]] | None = None, manifest: bool = True
+    ) -> None: ...
+    def receive(self, data: Buffer) -> HandshakeStep: ...
+
+class WsStream:
+    """A WebSocket connection as a byte-stream transport for Bolt (RFC 6455 frames)."""
+
+    @staticmethod
+    def client(mask_seed: int) -> WsStream: ...
+    @staticmethod
+    def server() -> WsStream: ...
+    def to_wire(self, data: Buffer) -> bytes: ...
+    def from_wire(self, data: Buffer) -> tuple[bytes, bytes]: ...
+    def ping(self, payload: bytes) -> bytes: ...
+    def close(self, code: int | None = 1000, reason: str = "") -> bytes: ...
+    @property
+    def close_received(self) -> tuple[int | None, str] | None: ...
+    @property
+    def is_closed(self) -> bool: ...
+
+class ClientUpgrade:
+    """The client's WebSocket opening handshake."""
+
+    def __init__(self, host: str, key: bytes, path: str = "/") -> None: ...
+    def request(self) -> bytes: ...
+    def receive(self, data: Buffer) -> int | None: ...
+
+class ServerUpgrade:
+    """The server's side of the WebSocket opening handshake."""
+
+    def __init__(self) -> None: ...
+    def receive(self, data: Buffer) -> UpgradeRequest | None: ...
