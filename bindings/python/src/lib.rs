@@ -214,6 +214,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<hydrate::Hydrator>()?;
     m.add_class::<arrow::ArrowBatches>()?;
     m.add_class::<arrow::ArrowStream>()?;
+    m.add_class::<arrow::ArrowSink>()?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_from_rows, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::decode_records, m)?)?;
     let _ = dropin::structure_type(py);
     Ok(())
