@@ -16,8 +16,9 @@ use crate::errors;
 use crate::ffi::Input;
 
 /// Once an inbox is empty and between messages, and holds more buffer memory than
-/// [`SHRINK_ABOVE`], it is shrunk to this, so one huge message or batch does not pin its
-/// memory for the life of the stream.
+/// [`SHRINK_ABOVE`], it is shrunk to about this much (half for its queue, half for the
+/// partial-message buffer), so one huge message or batch does not pin its memory for the
+/// life of the stream.
 const KEEP_CAPACITY: usize = 256 * 1024;
 
 /// Buffers up to this size are kept as they are: shrinking them after every batch of
