@@ -11,12 +11,15 @@ use std::sync::Arc;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchIterator};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use bolt::inbox::Received;
+use bolt::message::{MessageCodec, MessageSource, Record};
 use bolt::BoltVersion;
-use bolt_arrow::PullDecoder;
+use bolt_arrow::{ArrowDecoder, PullDecoder};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
 
+use crate::encode::{self, Flavour, PackConfig};
 use crate::errors::DecodeError;
 use crate::guard;
 
@@ -249,4 +252,199 @@ impl ArrowStream {
     fn column_names(&self) -> Vec<String> {
         self.pull.decoder().names().to_vec()
     }
+}
+
+/// A RECORD message kept by an [`ArrowSink`]: where its bytes lie in the sink's buffer,
+/// and where it started in the stream.
+#[derive(Clone, Copy)]
+struct Kept {
+    start: usize,
+    len: usize,
+    stream_offset: u64,
+}
+
+/// A kept message's bytes, as the core's batch decoder takes them.
+struct KeptMessage<'a> {
+    bytes: &'a [u8],
+    stream_offset: u64,
+}
+
+impl<'a> MessageSource<'a> for KeptMessage<'a> {
+    fn message_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    fn stream_offset(&self) -> Option<u64> {
+        Some(self.stream_offset)
+    }
+}
+
+/// Where the driver drop-in's receive path puts the RECORDs of one result when
+/// ``boltcodec.arrow.to_arrow`` asks for Arrow: the raw RECORD messages go in (no Python
+/// object per row or value), Arrow record batches come out.
+///
+/// The messages are kept as bytes and decoded ``batch_rows`` at a time, so the schema is
+/// fixed by the first ``batch_rows`` rows (all of them, for a smaller result). The first
+/// error (a malformed record, a value whose type does not fit the schema) is kept, every
+/// later record is dropped, and ``finish`` raises it, so the result can still be read to
+/// its end and the connection stays usable.
+#[pyclass(module = "boltcodec._native", name = "ArrowSink")]
+pub struct ArrowSink {
+    codec: MessageCodec,
+    decoder: ArrowDecoder,
+    raw: Vec<u8>,
+    kept: Vec<Kept>,
+    batches: Vec<RecordBatch>,
+    error: Option<bolt_arrow::Error>,
+    batch_rows: usize,
+    rows: usize,
+}
+
+impl ArrowSink {
+    /// Keeps one RECORD message (the caller checked it is one).
+    pub(crate) fn push(&mut self, message: Received<'_>) {
+        self.rows += 1;
+        if self.error.is_some() {
+            return;
+        }
+        self.kept.push(Kept {
+            start: self.raw.len(),
+            len: message.bytes().len(),
+            stream_offset: message.stream_offset(),
+        });
+        self.raw.extend_from_slice(message.bytes());
+        if self.kept.len() >= self.batch_rows {
+            self.flush();
+        }
+    }
+
+    /// Decodes the kept messages into one batch.
+    fn flush(&mut self) {
+        if self.kept.is_empty() || self.error.is_some() {
+            return;
+        }
+        let batch = {
+            let raw = &self.raw;
+            let messages = self.kept.iter().map(|k| KeptMessage {
+                bytes: raw.get(k.start..k.start + k.len).unwrap_or_default(),
+                stream_offset: k.stream_offset,
+            });
+            let (records, _, _, error) = self.codec.decode_records(messages).into_parts();
+            let offsets: Vec<u64> = self.kept.iter().map(|k| k.stream_offset).collect();
+            match error {
+                Some(e) => Err(bolt_arrow::Error::Stream(e)),
+                None => self.decoder.decode_at(&records, Some(&offsets)),
+            }
+        };
+        match batch {
+            Ok(b) => self.batches.push(b),
+            Err(e) => self.error = Some(e),
+        }
+        self.raw.clear();
+        self.kept.clear();
+    }
+}
+
+#[pymethods]
+impl ArrowSink {
+    #[new]
+    #[pyo3(signature = (fields, version = "5.8", utc_patch = false, batch_rows = 65536))]
+    fn new(
+        fields: Vec<String>,
+        version: &str,
+        utc_patch: bool,
+        batch_rows: usize,
+    ) -> PyResult<Self> {
+        let version = parse_version(version, utc_patch)?;
+        Ok(ArrowSink {
+            codec: MessageCodec::new(version),
+            decoder: ArrowDecoder::new(version, fields),
+            raw: Vec::new(),
+            kept: Vec::new(),
+            batches: Vec::new(),
+            error: None,
+            batch_rows: batch_rows.max(1),
+            rows: 0,
+        })
+    }
+
+    /// How many RECORDs were received.
+    #[getter]
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Decodes what is still kept and returns every batch (``ArrowBatches``); raises
+    /// ``DecodeError`` with the first error met. The sink is empty afterwards.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<ArrowBatches> {
+        guard(|| {
+            py.detach(|| self.flush());
+            if let Some(e) = self.error.take() {
+                self.batches.clear();
+                return Err(arrow_error(py, &e));
+            }
+            let schema = self
+                .decoder
+                .schema()
+                .unwrap_or_else(|| null_schema(self.decoder.names()));
+            Ok(ArrowBatches {
+                schema,
+                batches: std::mem::take(&mut self.batches),
+            })
+        })
+    }
+}
+
+/// Rows of Python values (the official driver's values, as its records hold them) into
+/// Arrow, with the same types as the native path: each row is packed as the driver
+/// packs parameters (``dehydration_hooks``: its temporal, spatial and vector types) and
+/// read back as a record. The slower way, for when the drop-in's receive path is off.
+#[pyfunction]
+#[pyo3(signature = (rows, fields, version = "5.8", utc_patch = false, dehydration_hooks = None))]
+pub(crate) fn arrow_from_rows<'py>(
+    py: Python<'py>,
+    rows: Vec<Bound<'py, PyAny>>,
+    fields: Vec<String>,
+    version: &str,
+    utc_patch: bool,
+    dehydration_hooks: Option<Bound<'py, PyAny>>,
+) -> PyResult<ArrowBatches> {
+    guard(|| {
+        let version = parse_version(version, utc_patch)?;
+        let opts = MessageCodec::new(version).decode_options();
+        let cfg = PackConfig {
+            flavour: Flavour::Driver,
+            uuid: opts.uuid,
+            hook: dehydration_hooks.filter(|h| !h.is_none()),
+            max_depth: encode::DEFAULT_MAX_DEPTH,
+        };
+        let packed = rows
+            .iter()
+            .map(|row| encode::pack(py, row, &cfg))
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut records = Vec::with_capacity(packed.len());
+        for bytes in &packed {
+            let bytes = bytes.as_bytes();
+            let row = packstream::Decoder::with_options(bytes, opts)
+                .read_value_ref()
+                .map_err(|e| crate::errors::decode_error(py, &e, bytes, e.expected()))?;
+            let values = row
+                .into_list()
+                .map_err(|_| PyValueError::new_err("each row must be a list of values"))?;
+            records.push(Record::new(values));
+        }
+        let mut decoder = ArrowDecoder::new(version, fields);
+        let batch = decoder.decode(&records).map_err(|e| arrow_error(py, &e))?;
+        let schema = decoder
+            .schema()
+            .unwrap_or_else(|| null_schema(decoder.names()));
+        Ok(ArrowBatches {
+            schema,
+            batches: if batch.num_rows() == 0 {
+                Vec::new()
+            } else {
+                vec![batch]
+            },
+        })
+    })
 }

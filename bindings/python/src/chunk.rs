@@ -10,13 +10,15 @@ use packstream::{DecodeLimits, DecodeOptions, Decoder};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
+use crate::arrow::ArrowSink;
 use crate::decode::Builder;
 use crate::errors;
 use crate::ffi::Input;
 
 /// Once an inbox is empty and between messages, and holds more buffer memory than
-/// [`SHRINK_ABOVE`], it is shrunk to this, so one huge message or batch does not pin its
-/// memory for the life of the stream.
+/// [`SHRINK_ABOVE`], it is shrunk to about this much (half for its queue, half for the
+/// partial-message buffer), so one huge message or batch does not pin its memory for the
+/// life of the stream.
 const KEEP_CAPACITY: usize = 256 * 1024;
 
 /// Buffers up to this size are kept as they are: shrinking them after every batch of
@@ -248,6 +250,9 @@ pub struct MessageReader {
     deferred: Option<PyErr>,
     /// How many RECORDs at most to merge into one.
     max_batch: usize,
+    /// Where RECORDs go instead of being decoded, while ``boltcodec.arrow`` reads a
+    /// result as Arrow.
+    sink: Option<Py<ArrowSink>>,
 }
 
 #[pymethods]
@@ -260,6 +265,7 @@ impl MessageReader {
             opts: DecodeOptions::default().with_uuid(uuid),
             deferred: None,
             max_batch: max_batch.max(1),
+            sink: None,
         }
     }
 
@@ -287,6 +293,21 @@ impl MessageReader {
         crate::guard(|| {
             if let Some(e) = self.deferred.take() {
                 return Err(e);
+            }
+            if let Some(sink) = &self.sink {
+                // The RECORDs queued at the front go to the sink as bytes; the driver
+                // sees only the other messages.
+                let mut sink = sink.bind(py).try_borrow_mut()?;
+                let mut taken = 0;
+                for message in self.inbox.iter() {
+                    if !message.is_record() {
+                        break;
+                    }
+                    sink.push(message);
+                    taken += 1;
+                }
+                drop(sink);
+                self.inbox.consume(taken);
             }
             if self.inbox.is_empty() {
                 release_memory(&mut self.inbox);
@@ -341,6 +362,17 @@ impl MessageReader {
     #[getter]
     fn noop_count(&self) -> u64 {
         self.inbox.noop_count()
+    }
+
+    /// The ``ArrowSink`` RECORDs go to instead of being decoded (``None``: decoded).
+    #[getter]
+    fn arrow_sink(&self, py: Python<'_>) -> Option<Py<ArrowSink>> {
+        self.sink.as_ref().map(|s| s.clone_ref(py))
+    }
+
+    #[setter]
+    fn set_arrow_sink(&mut self, sink: Option<Py<ArrowSink>>) {
+        self.sink = sink;
     }
 
     /// Whether a complete message (or an error) is buffered.

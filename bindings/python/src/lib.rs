@@ -220,6 +220,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(record::record_new, m)?)?;
     m.add_class::<arrow::ArrowBatches>()?;
     m.add_class::<arrow::ArrowStream>()?;
+    m.add_class::<arrow::ArrowSink>()?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_from_rows, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::decode_records, m)?)?;
     m.add_class::<connection::PyClientConnection>()?;
     m.add("BoltError", py.get_type::<connection::BoltError>())?;

@@ -174,11 +174,46 @@ def child(name: str, rows: int) -> None:
     if name == "to_df":
         import neo4j  # noqa: F401
         import pandas  # noqa: F401
+    timed(name, fn, rows)
+
+
+def timed(name: str, fn, rows: int) -> None:
+    """Run ``fn`` (which returns the row count) and print its wall and CPU time as JSON."""
     c0, t0 = time.process_time(), time.perf_counter()
     n = fn()
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert n == rows, (name, n)
     print(json.dumps({"wall": wall, "cpu": cpu}))
+
+
+def alternate(
+    me: str,
+    variants: dict[str, tuple[list[str], str, dict[str, str]]],
+    rows: int,
+    rounds: int,
+) -> dict[str, dict[str, float]]:
+    """Run every variant (``python [...], child name, extra env``) of script ``me`` once per
+    round, in turn; return each one's best round (by wall time)."""
+    best: dict[str, dict[str, float]] = {}
+    for r in range(rounds):
+        for name, (py, which, extra) in variants.items():
+            out = subprocess.run(
+                [*py, me, "--child", which, "--rows", str(rows)],
+                env={**os.environ, **extra},
+                check=False,
+                capture_output=True,
+                text=True,
+            )
+            if out.returncode != 0:
+                sys.exit(f"{name} failed:\n{out.stderr}")
+            res = json.loads(out.stdout.strip().splitlines()[-1])
+            print(
+                f"round {r} {name:16} wall {res['wall']:7.3f} s  cpu {res['cpu']:7.3f} s",
+                flush=True,
+            )
+            if name not in best or res["wall"] < best[name]["wall"]:
+                best[name] = res
+    return best
 
 
 def main() -> None:
@@ -205,25 +240,7 @@ def main() -> None:
             "to_df",
             {"BOLTCODEC_NEO4J": "off"},
         )
-    best: dict[str, dict[str, float]] = {}
-    for r in range(args.rounds):
-        for name, (py, which, extra) in variants.items():
-            out = subprocess.run(
-                [*py, me, "--child", which, "--rows", str(args.rows)],
-                env={**os.environ, **extra},
-                check=False,
-                capture_output=True,
-                text=True,
-            )
-            if out.returncode != 0:
-                sys.exit(f"{name} failed:\n{out.stderr}")
-            res = json.loads(out.stdout.strip().splitlines()[-1])
-            print(
-                f"round {r} {name:16} wall {res['wall']:7.3f} s  cpu {res['cpu']:7.3f} s",
-                flush=True,
-            )
-            if name not in best or res["wall"] < best[name]["wall"]:
-                best[name] = res
+    best = alternate(me, variants, args.rows, args.rounds)
     floor = best["floor"]["wall"]
     print(
         f"\n{args.rows:,} rows x 3 scalars, PULL {FETCH}, best of {args.rounds} alternating rounds"

@@ -115,8 +115,34 @@ impl ArrowDecoder {
         self.decode_at(records, None)
     }
 
-    /// [`ArrowDecoder::decode`] with the stream offset of each record's message.
-    pub(crate) fn decode_at(
+    /// [`ArrowDecoder::decode`] with the stream offset of each record's message
+    /// (`stream_offsets[i]` for `records[i]`), which errors then report
+    /// ([`Error::stream_offset`]): for a binding that keeps received RECORDs and decodes
+    /// them later.
+    ///
+    /// ```
+    /// use bolt::message::{MessageCodec, Record, Response};
+    /// use bolt::BoltVersion;
+    /// use bolt_arrow::{ArrowDecoder, Error};
+    /// use packstream::ValueRef;
+    ///
+    /// let v = BoltVersion::V5_8;
+    /// let one = Response::Record(Record::new(vec![ValueRef::Int(1)])).to_vec(v).unwrap();
+    /// let two = Response::Record(Record::new(vec![ValueRef::Int(1), ValueRef::Int(2)]))
+    ///     .to_vec(v)
+    ///     .unwrap();
+    /// let records = MessageCodec::new(v).decode_records([&one, &two]);
+    /// let err = ArrowDecoder::new(v, ["x"])
+    ///     .decode_at(records.records(), Some(&[100, 200]))
+    ///     .unwrap_err();
+    /// assert!(matches!(err, Error::FieldCount { record: 1, .. }));
+    /// assert_eq!(err.stream_offset(), Some(200));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As for [`ArrowDecoder::decode`].
+    pub fn decode_at(
         &mut self,
         records: &[Record<'_>],
         stream_offsets: Option<&[u64]>,

@@ -6,17 +6,22 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, final
 if TYPE_CHECKING:
     from .bolt import Event, HandshakeStep, Request, UpgradeRequest
 
+from .arrow import ArrowBatches
+
 class DecodeError(ValueError):
     """Input that is not valid PackStream (or not a valid Bolt message).
 
     From ``Dechunker.feed_messages``, ``offset`` counts from the start of the failed
-    message and ``message_offset`` is the stream offset of its first chunk header.
+    message and ``message_offset`` is the stream offset of its first chunk header. From
+    ``boltcodec.arrow``, ``stream_offset`` is where the record's message starts (when
+    known).
     """
 
     kind: str
     offset: int
     expected: str
     message_offset: int
+    stream_offset: int | None
 
 class DechunkError(DecodeError):
     """A malformed or over-limit Bolt chunk stream."""
@@ -117,6 +122,37 @@ class MessageReader:
     @property
     def has_message(self) -> bool:
         """Whether a complete message (or an error) is buffered."""
+    @property
+    def arrow_sink(self) -> ArrowSink | None:
+        """Where RECORDs go as bytes instead of being decoded (``None``: decoded)."""
+    @arrow_sink.setter
+    def arrow_sink(self, sink: ArrowSink | None) -> None: ...
+
+@final
+class ArrowSink:
+    """RECORD messages in, Arrow batches out: what ``to_arrow`` gives a MessageReader."""
+
+    def __new__(
+        cls,
+        fields: list[str],
+        version: str = "5.8",
+        utc_patch: bool = False,
+        batch_rows: int = 65536,
+    ) -> ArrowSink: ...
+    @property
+    def rows(self) -> int:
+        """How many RECORDs were received."""
+    def finish(self) -> ArrowBatches:
+        """Decode what is kept; every batch, or the first error as ``DecodeError``."""
+
+def arrow_from_rows(
+    rows: list[list[Any]],
+    fields: list[str],
+    version: str = "5.8",
+    utc_patch: bool = False,
+    dehydration_hooks: Any = None,
+) -> ArrowBatches:
+    """Rows of the driver's values into Arrow (the fallback of ``to_arrow``)."""
 
 def packb(
     obj: Any,

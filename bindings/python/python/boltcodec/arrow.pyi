@@ -1,6 +1,9 @@
 from collections.abc import Sequence
 from typing import Any
 
+BATCH_ROWS: int
+last_path: str
+
 class ArrowBatches:
     """Arrow record batches with one schema (the Arrow PyCapsule stream interface)."""
 
@@ -35,3 +38,8 @@ def decode_records(
     *,
     utc_patch: bool = False,
 ) -> ArrowBatches: ...
+def to_arrow(result: Any) -> ArrowBatches:
+    """Read a driver ``Result`` to its end as Arrow (a ``result_transformer_``)."""
+
+async def to_arrow_async(result: Any) -> ArrowBatches:
+    """:func:`to_arrow` for the async driver's ``AsyncResult``."""
