@@ -23,7 +23,7 @@ _hydrators: list = []
 def _patch(handler_cls: type) -> None:
     original = handler_cls.new_hydration_scope
 
-    def new_hydration_scope(self):  # noqa: ANN001, ANN202
+    def new_hydration_scope(self):
         scope = original(self)
         hooks = _hydration.native_hooks(scope.hydration_hooks)
         if hooks is not scope.hydration_hooks:
@@ -34,7 +34,7 @@ def _patch(handler_cls: type) -> None:
     handler_cls.new_hydration_scope = new_hydration_scope
 
 
-def pytest_configure(config: pytest.Config) -> None:  # noqa: ARG001
+def pytest_configure(config: pytest.Config) -> None:
     """Patch every HydrationHandler class of the installed driver."""
     import neo4j._codec.hydration as package
 
@@ -45,7 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:  # noqa: ARG001
             _patch(cls)
 
 
-def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
+def pytest_terminal_summary(terminalreporter) -> None:
     """Report how much was hydrated natively."""
     native = sum(h.counts[0] for h in _hydrators)
     delegated = sum(h.counts[1] for h in _hydrators)
@@ -55,7 +55,7 @@ def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
     )
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:  # noqa: ARG001
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail a run in which nothing was hydrated natively."""
     if not any(h.counts[0] for h in _hydrators):
         session.exitstatus = 1

@@ -84,6 +84,20 @@ QUERIES = [
         {},
     ),
     (
+        "temporal rows",
+        "UNWIND range(0, 2000) AS i RETURN"
+        " time({hour: i % 24, minute: i % 60, second: i % 60, nanosecond: i,"
+        " timezone: '+0' + toString(i % 10) + ':30'}) AS t,"
+        " datetime({epochSeconds: i * 86399 - 100000000, nanosecond: i,"
+        " timezone: '-05:00'}) AS dt,"
+        " datetime({epochSeconds: i * 3600, timezone: 'UTC'}) AS dtz,"
+        " localdatetime({year: 1 + i * 5 % 9999, month: 1 + i % 12, day: 1 + i % 28,"
+        " hour: 1, minute: 2, second: 3, nanosecond: i}) AS ldt,"
+        " localtime({hour: i % 24, minute: 0, second: 59, nanosecond: i}) AS lt,"
+        " duration({months: i % 13 - 6, days: i - 1000, seconds: -i, nanoseconds: i * 7}) AS du",
+        {},
+    ),
+    (
         "spatial",
         "RETURN point({x: 1, y: 2}) AS p2, point({x: 1, y: 2, z: 3}) AS p3,"
         " point({longitude: 12.5, latitude: 55.6}) AS w2,"
