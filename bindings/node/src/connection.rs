@@ -6,13 +6,15 @@
 //! state rules, `bolt_agent` and the 4.4 `utc` patch. This module converts: options in,
 //! events and errors out as data (JS throws them as `ConnectionError`).
 
-use bolt::connection::{ClientConnection, ConnectionConfig, ConnectionError, Event, ServerState};
+use bolt::connection::{
+    ClientConnection, ConnectionConfig, ConnectionError, Event, ReceivedResponse, ServerState,
+};
 use bolt::handshake::{ClientConfig, Proposal};
 use bolt::message::{MessageCodec, MessageError, RequestKind, Response, ResponseKind};
 use bolt::BoltVersion;
 use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi_derive::napi;
-use packstream::{DecodeLimits, DecodeOptions, Decoder, ErrorKind};
+use packstream::{Decoder, ErrorKind};
 
 use crate::decode::{ErrorInfo, NativeOptions};
 use crate::tape::{FailedMessage, KeyTable, Shape, Tape};
@@ -176,7 +178,6 @@ enum Slot {
 #[napi]
 pub struct NativeConnection {
     conn: ClientConnection,
-    limits: DecodeLimits,
     keys: KeyTable,
     tape: Tape,
     events: Vec<NativeEvent>,
@@ -193,11 +194,10 @@ impl NativeConnection {
         let handshake = client_config(o.versions.as_deref(), o.manifest.unwrap_or(true))
             .map_err(|e| napi::Error::from_reason(e.message))?;
         let decode = o.decode.unwrap_or_default();
-        let limits = decode.decode_options().limits;
         let mut config = ConnectionConfig {
             handshake,
             dechunk_limits: decode.dechunk_limits(),
-            decode_limits: limits,
+            decode_limits: decode.decode_options().limits,
             max_chunk_size: match o.max_chunk_size {
                 None => 0,
                 Some(n @ 1..=65_535) => n as u16,
@@ -217,7 +217,6 @@ impl NativeConnection {
         }
         Ok(NativeConnection {
             conn: ClientConnection::new(config),
-            limits,
             keys: KeyTable::default(),
             tape: Tape::default(),
             events: Vec::new(),
@@ -279,24 +278,15 @@ impl NativeConnection {
         self.tape.start(&self.keys);
         self.events.clear();
         let mut slots: Vec<Slot> = Vec::new();
-        let limits = self.limits;
         let (tape, keys) = (&mut self.tape, &mut self.keys);
         let result = self.conn.receive_with(&input, &mut |m| {
-            let opts = DecodeOptions::default()
-                .with_limits(limits)
-                .with_uuid(m.version.has_uuid());
-            let mut dec = Decoder::with_options(m.bytes, opts);
             let failed = tape.errors.len();
             match m.kind {
                 ResponseKind::Record => {
+                    let mut dec = Decoder::with_options(m.bytes, m.options);
                     tape.received(m.bytes, m.stream_offset, &mut dec, keys, Shape::Record);
                     if tape.errors.len() > failed {
-                        return Err(record_error(
-                            m.bytes,
-                            m.version,
-                            limits,
-                            &tape.errors[failed],
-                        ));
+                        return Err(record_error(m, &tape.errors[failed]));
                     }
                     slots.push(Slot::Record);
                 }
@@ -305,9 +295,8 @@ impl NativeConnection {
                     // SUCCESS / FAILURE: the connection has decoded the message (one
                     // field, the metadata map); only that map goes on the tape, so that
                     // no `hydrate` hook sees the message structure itself.
-                    let _ = dec.next_token();
-                    let metadata = m.bytes.get(dec.position()..).unwrap_or_default();
-                    let mut dec = Decoder::with_options(metadata, opts);
+                    let metadata = m.body();
+                    let mut dec = Decoder::with_options(metadata, m.options);
                     tape.received(metadata, m.stream_offset, &mut dec, keys, Shape::Any);
                     slots.push(Slot::Summary);
                 }
@@ -451,14 +440,9 @@ fn summary_event(event: Event) -> NativeEvent {
 /// The core's error for a RECORD the tape could not take: decoded again by the core
 /// (only a failing message is), which names the problem and its offset in the message;
 /// should the core accept it after all, the tape's own kind and offset.
-fn record_error(
-    bytes: &[u8],
-    version: BoltVersion,
-    limits: DecodeLimits,
-    failed: &FailedMessage,
-) -> MessageError {
-    let codec = MessageCodec::new(version).with_limits(limits);
-    match codec.decode_response(bytes) {
+fn record_error(m: &ReceivedResponse<'_>, failed: &FailedMessage) -> MessageError {
+    let codec = MessageCodec::new(m.version).with_limits(m.options.limits);
+    match codec.decode_response(m.bytes) {
         Err(e) => return e,
         Ok(Response::Record(r)) => {
             if let Err(e) = r.fields() {
