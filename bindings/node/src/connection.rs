@@ -167,13 +167,6 @@ pub(crate) fn request_kind(name: &str) -> Option<RequestKind> {
     RequestKind::ALL.iter().copied().find(|k| k.name() == name)
 }
 
-/// Where the messages of one `receive` went, in stream order.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Slot {
-    Record,
-    Summary,
-}
-
 /// The client side of one Bolt connection (see `ClientConnection` in JS).
 #[napi]
 pub struct NativeConnection {
@@ -277,7 +270,6 @@ impl NativeConnection {
     pub fn receive(&mut self, input: BufferSlice<'_>, out: BufferSlice<'_>) -> i64 {
         self.tape.start(&self.keys);
         self.events.clear();
-        let mut slots: Vec<Slot> = Vec::new();
         let (tape, keys) = (&mut self.tape, &mut self.keys);
         let result = self.conn.receive_with(&input, &mut |m| {
             let failed = tape.errors.len();
@@ -288,9 +280,8 @@ impl NativeConnection {
                     if tape.errors.len() > failed {
                         return Err(record_error(m, &tape.errors[failed]));
                     }
-                    slots.push(Slot::Record);
                 }
-                ResponseKind::Ignored => slots.push(Slot::Summary),
+                ResponseKind::Ignored => {}
                 _ => {
                     // SUCCESS / FAILURE: the connection has decoded the message (one
                     // field, the metadata map); only that map goes on the tape, so that
@@ -298,43 +289,15 @@ impl NativeConnection {
                     let metadata = m.body();
                     let mut dec = Decoder::with_options(metadata, m.options);
                     tape.received(metadata, m.stream_offset, &mut dec, keys, Shape::Any);
-                    slots.push(Slot::Summary);
                 }
             }
             Ok(())
         });
         self.error = result.err().map(|e| connection_error(&e));
-        self.collect_events(&slots);
+        self.events = std::iter::from_fn(|| self.conn.poll_event())
+            .map(native_event)
+            .collect();
         self.copy_out(out)
-    }
-
-    /// Turns the connection's events and the message slots into the event list: runs of
-    /// RECORDs become one `records` entry each, and the k-th summary on the tape goes with
-    /// the k-th summary event.
-    fn collect_events(&mut self, slots: &[Slot]) {
-        let mut queued: std::collections::VecDeque<Event> =
-            std::iter::from_fn(|| self.conn.poll_event()).collect();
-        if let Some(Event::Negotiated(v)) = queued.front() {
-            self.events.push(NativeEvent {
-                version: Some(v.to_string()),
-                ..NativeEvent::new("negotiated", 0)
-            });
-            queued.pop_front();
-        }
-        for slot in slots {
-            match slot {
-                Slot::Record => match self.events.last_mut() {
-                    Some(last) if last.kind == "records" => last.count += 1,
-                    _ => self.events.push(NativeEvent::new("records", 1)),
-                },
-                Slot::Summary => {
-                    let Some(event) = queued.pop_front() else {
-                        continue;
-                    };
-                    self.events.push(summary_event(event));
-                }
-            }
-        }
     }
 
     /// The events of the last `receive`.
@@ -394,7 +357,9 @@ impl From<&FailedMessage> for ErrorInfo {
     }
 }
 
-fn summary_event(event: Event) -> NativeEvent {
+/// A core event as the JS side's event: the tape holds the RECORDs of `records` events
+/// (as many as `count`) and the metadata of `success` and `failure` ones, in order.
+fn native_event(event: Event) -> NativeEvent {
     let mut e = NativeEvent::new("", 1);
     match event {
         Event::Success { request, metadata } => {
@@ -428,8 +393,12 @@ fn summary_event(event: Event) -> NativeEvent {
             e.version = Some(v.to_string());
             e.count = 0;
         }
+        Event::RecordsTaken { count } => {
+            e.kind = "records".to_owned();
+            e.count = u32::try_from(count).unwrap_or(u32::MAX);
+        }
         Event::Record(_) => {
-            // `receive_with` queues no RECORD events.
+            // `receive_with` queues no RECORD events (`RecordsTaken` instead).
             e.kind = "records".to_owned();
             e.count = 0;
         }

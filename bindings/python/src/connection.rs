@@ -109,27 +109,16 @@ fn kind_name(kind: RequestKind) -> &'static str {
     kind.name()
 }
 
-/// An item of the binding's event queue, in stream order.
-enum Item {
-    /// A core event (never `Event::Record`: `receive_with` queues none).
-    Event(Event),
-    /// Consecutive RECORDs, decoded.
-    Rows(Py<PyList>),
-}
-
-/// Where one message handed over by `receive_with` went.
-enum Slot {
-    Row(Py<PyAny>),
-    Summary,
-}
-
 /// The sans-IO client side of one Bolt connection (see ``boltcodec/bolt.pyi``).
 #[pyclass(name = "ClientConnection", module = "boltcodec._native")]
 pub struct PyClientConnection {
     inner: ClientConnection,
     hook: Option<Py<PyAny>>,
-    /// What `events()` returns next.
-    queue: VecDeque<Item>,
+    /// The RECORDs decoded by `receive` that no `events()` took yet; the core's
+    /// `RecordsTaken` events say which of them make each batch.
+    rows: VecDeque<Py<PyAny>>,
+    /// The decode options of the last message received (the core's, for its version).
+    options: packstream::DecodeOptions,
     /// The error of a RECORD that did not decode (or whose `struct_hook` raised): the
     /// receive that found it succeeded with the items before it, and `events()` raises it
     /// once they are taken.
@@ -171,23 +160,13 @@ pub(crate) fn handshake_config(
 }
 
 impl PyClientConnection {
-    /// The decode config of summary metadata (already decoded by the core: only the hook
-    /// matters, the options are those `value_to_py` encodes with).
+    /// The decode config of summary metadata (turned into Python values by
+    /// `value_to_py`): the options the core gave with the last message received.
     fn config<'py>(&self, py: Python<'py>) -> Config<'py> {
         Config {
-            opts: packstream::DecodeOptions::default().with_uuid(true),
+            opts: self.options,
             hook: self.hook.as_ref().map(|h| h.bind(py).clone()),
         }
-    }
-
-    /// Appends a decoded RECORD to the queue (to the last batch if the last item is one).
-    fn push_row(&mut self, py: Python<'_>, row: Py<PyAny>) -> PyResult<()> {
-        if let Some(Item::Rows(rows)) = self.queue.back() {
-            return rows.bind(py).append(row);
-        }
-        self.queue
-            .push_back(Item::Rows(PyList::new(py, [row])?.unbind()));
-        Ok(())
     }
 }
 
@@ -222,8 +201,14 @@ fn record_error(
     be
 }
 
-/// One core event as a Python event object.
-fn event<'py>(py: Python<'py>, event: Event, cfg: &Config<'py>) -> PyResult<Bound<'py, PyAny>> {
+/// One core event as a Python event object; `RecordsTaken { count }` is a `Records` of
+/// the next `count` decoded `rows`.
+fn event<'py>(
+    py: Python<'py>,
+    event: Event,
+    cfg: &Config<'py>,
+    rows: &mut VecDeque<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let c = classes(py)?;
     match event {
         Event::Negotiated(v) => c.negotiated.bind(py).call1((version_tuple(v),)),
@@ -243,6 +228,12 @@ fn event<'py>(py: Python<'py>, event: Event, cfg: &Config<'py>) -> PyResult<Boun
             messages::value_to_py(py, &metadata, cfg)?,
         )),
         Event::Ignored { request } => c.ignored.bind(py).call1((kind_name(request),)),
+        Event::RecordsTaken { count } => {
+            let n = count.min(rows.len());
+            c.records
+                .bind(py)
+                .call1((PyList::new(py, rows.drain(..n))?,))
+        }
         // `receive_with` queues no RECORD events; kept for completeness.
         Event::Record(fields) => {
             let row = messages::value_to_py(py, &packstream::Value::List(fields), cfg)?;
@@ -284,7 +275,8 @@ impl PyClientConnection {
         Ok(PyClientConnection {
             inner: ClientConnection::new(config),
             hook: struct_hook,
-            queue: VecDeque::new(),
+            rows: VecDeque::new(),
+            options: packstream::DecodeOptions::default(),
             pending_error: None,
         })
     }
@@ -308,13 +300,14 @@ impl PyClientConnection {
         guard(|| {
             let input = Input::new(data)?;
             let hook = self.hook.as_ref().map(|h| h.bind(py).clone());
-            let mut slots: Vec<Slot> = Vec::new();
+            let rows = &mut self.rows;
+            let options = &mut self.options;
             // The Python error of the RECORD the callback refused (the core only carries
             // a `MessageError`).
             let mut failed: Option<PyErr> = None;
             let result = self.inner.receive_with(input.as_slice(), &mut |m| {
+                *options = m.options;
                 if m.kind != ResponseKind::Record {
-                    slots.push(Slot::Summary);
                     return Ok(());
                 }
                 let data = m.body();
@@ -325,7 +318,7 @@ impl PyClientConnection {
                 };
                 match decode::decode_exact(py, data, &cfg) {
                     Ok(row) => {
-                        slots.push(Slot::Row(row.unbind()));
+                        rows.push_back(row.unbind());
                         Ok(())
                     }
                     Err(f) => {
@@ -353,24 +346,6 @@ impl PyClientConnection {
                     }
                 }
             });
-            // Each summary handed over queued one event, in the same order.
-            let mut events =
-                std::iter::from_fn(|| self.inner.poll_event()).collect::<VecDeque<_>>();
-            if let Some(Event::Negotiated(_)) = events.front() {
-                if let Some(e) = events.pop_front() {
-                    self.queue.push_back(Item::Event(e));
-                }
-            }
-            for slot in slots {
-                match slot {
-                    Slot::Row(row) => self.push_row(py, row)?,
-                    Slot::Summary => {
-                        if let Some(e) = events.pop_front() {
-                            self.queue.push_back(Item::Event(e));
-                        }
-                    }
-                }
-            }
             match (result, failed) {
                 (Ok(()), _) => Ok(()),
                 (Err(_), Some(err)) => {
@@ -405,13 +380,9 @@ impl PyClientConnection {
     fn events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         guard(|| {
             let cfg = self.config(py);
-            let c = classes(py)?;
             let out = PyList::empty(py);
-            while let Some(item) = self.queue.pop_front() {
-                match item {
-                    Item::Event(e) => out.append(event(py, e, &cfg)?)?,
-                    Item::Rows(rows) => out.append(c.records.bind(py).call1((rows,))?)?,
-                }
+            while let Some(e) = self.inner.poll_event() {
+                out.append(event(py, e, &cfg, &mut self.rows)?)?;
             }
             if out.is_empty() {
                 if let Some(e) = self.pending_error.take() {

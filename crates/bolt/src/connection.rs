@@ -227,6 +227,14 @@ pub enum Event {
         /// The request it answers.
         request: RequestKind,
     },
+    /// [`ClientConnection::receive_with`] only (where RECORDs queue no
+    /// [`Event::Record`]): the next `count` RECORDs handed to its callback, in order,
+    /// came here, between the events before and after this one. Consecutive RECORDs make
+    /// one event (also across `receive_with` calls while it is not polled yet).
+    RecordsTaken {
+        /// How many RECORDs.
+        count: usize,
+    },
 }
 
 /// What went wrong on a connection.
@@ -642,19 +650,22 @@ impl ClientConnection {
     /// binding building host values straight from the bytes): every response message,
     /// once the connection has checked that it answers the request at the front, is
     /// handed to `on_message` in stream order. RECORDs are not decoded here and queue no
-    /// [`Event::Record`]; summaries are handled as by `receive` (their events are queued
-    /// as usual, one per summary handed over, in the same order).
+    /// [`Event::Record`]: where they came, an [`Event::RecordsTaken`] says how many of
+    /// those handed over (consecutive ones, in order) belong there, so the caller drains
+    /// [`ClientConnection::poll_event`] and cuts the rows it decoded into batches by those
+    /// counts. Summaries are handled as by `receive`.
     ///
     /// An error returned by `on_message` (for example a RECORD the caller could not
     /// decode) fails the receive as a [`ConnectionError::Message`] at that message's
-    /// stream offset, and the connection is defunct, as for any receive error.
+    /// stream offset, and the connection is defunct, as for any receive error; the events
+    /// before that message are still queued (a refused RECORD is not counted).
     ///
     /// ```
     /// use bolt::chunk::Chunker;
     /// use bolt::connection::{ClientConnection, ConnectionConfig, Event};
     /// use bolt::handshake::{ServerConfig, ServerHandshake, Step};
-    /// use bolt::message::{Hello, Record, Request, Response, ResponseKind, Success};
-    /// use packstream::ValueRef;
+    /// use bolt::message::{Hello, Logon, Pull, Record, Request, Response, ResponseKind, Run, Success};
+    /// use packstream::{Value, ValueRef};
     ///
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let mut client = ClientConnection::new(ConnectionConfig::default());
@@ -663,16 +674,50 @@ impl ClientConnection {
     /// client.receive(&send)?;
     /// let Step::Negotiated { version, .. } = server.receive(&client.take_output())? else { panic!() };
     /// client.send(&Request::Hello(Hello::new("example/1.0")))?;
+    /// client.send(&Request::Logon(Logon::none()))?;
+    /// client.send(&Request::Run(Run::new("UNWIND [1, 2] AS x RETURN x")))?;
+    /// client.send(&Request::Pull(Pull::new(10)))?;
     /// let mut reply = Vec::new();
-    /// Response::Success(Success::default()).encode_framed(version, &Chunker::default(), &mut reply)?;
-    /// let mut kinds = Vec::new();
+    /// for response in [
+    ///     Response::Success(Success::default()),
+    ///     Response::Success(Success::default()),
+    ///     Response::Success(Success::default().with("fields", vec!["x"])),
+    ///     Response::Record(Record::new(vec![ValueRef::Int(1)])),
+    ///     Response::Record(Record::new(vec![ValueRef::Int(2)])),
+    ///     Response::Success(Success::default()),
+    /// ] {
+    ///     response.encode_framed(version, &Chunker::default(), &mut reply)?;
+    /// }
+    /// let mut rows = std::collections::VecDeque::new();
     /// client.receive_with(&reply, &mut |m| {
-    ///     kinds.push((m.kind, m.bytes.to_vec()));
+    ///     if m.kind == ResponseKind::Record {
+    ///         // or straight into host objects
+    ///         rows.push_back(Value::decode_exact_with(m.body(), &m.options)?);
+    ///     }
     ///     Ok(())
     /// })?;
-    /// assert_eq!(kinds, [(ResponseKind::Success, vec![0xB1, 0x70, 0xA0])]);
-    /// assert!(matches!(client.poll_event(), Some(Event::Negotiated(_))));
-    /// assert!(matches!(client.poll_event(), Some(Event::Success { .. })));
+    /// let mut seen = Vec::new();
+    /// while let Some(event) = client.poll_event() {
+    ///     match event {
+    ///         Event::RecordsTaken { count } => {
+    ///             seen.push(format!("{:?}", rows.drain(..count).collect::<Vec<_>>()));
+    ///         }
+    ///         Event::Negotiated(v) => seen.push(v.to_string()),
+    ///         Event::Success { request, .. } => seen.push(request.name().to_owned()),
+    ///         other => seen.push(format!("{other:?}")),
+    ///     }
+    /// }
+    /// assert_eq!(
+    ///     seen,
+    ///     [
+    ///         "6.1",
+    ///         "HELLO",
+    ///         "LOGON",
+    ///         "RUN",
+    ///         "[List([Int(1)]), List([Int(2)])]",
+    ///         "PULL",
+    ///     ]
+    /// );
     /// # Ok(())
     /// # }
     /// ```
@@ -781,7 +826,10 @@ impl ClientConnection {
                 })?;
             }
             match &response {
-                Response::Record(_) if on_message.is_some() => {}
+                Response::Record(_) if on_message.is_some() => match self.events.back_mut() {
+                    Some(Event::RecordsTaken { count }) => *count += 1,
+                    _ => self.events.push_back(Event::RecordsTaken { count: 1 }),
+                },
                 Response::Record(record) => {
                     let fields =
                         record

@@ -12,6 +12,8 @@ use bolt::message::{
     Hello, Logon, MessageError, Pull, Record, Request, Response, ResponseKind, Run, Success,
 };
 use bolt::BoltVersion;
+use std::collections::VecDeque;
+
 use packstream::{DecodeLimits, Value, ValueRef};
 
 fn ready(config: ConnectionConfig) -> (ClientConnection, ServerConnection) {
@@ -64,57 +66,53 @@ fn two_pulls(client: &mut ClientConnection, server: &mut ServerConnection) -> Ve
     server.take_output()
 }
 
-/// Where one message handed to the callback went.
-enum Slot {
-    /// A RECORD's fields, decoded from [`ReceivedResponse::body`].
-    Record(Vec<Value>),
-    Summary,
-}
-
-/// One `receive_with` call: what the caller sees, in order (records as `Event::Record`,
-/// each summary paired with the next queued event), the stream offsets of the messages
-/// and the result. `refuse` names a RECORD (by its first field) the callback fails on.
+/// One `receive_with` call: what the caller sees, in order (the events, each
+/// `RecordsTaken { count }` replaced by that many `Event::Record`s cut from the rows the
+/// callback decoded), the batch sizes, the stream offsets of the messages and the result.
+/// `refuse` names a RECORD (by its first field) the callback fails on.
 fn receive(
     client: &mut ClientConnection,
     bytes: &[u8],
     refuse: Option<i64>,
     offsets: &mut Vec<u64>,
-) -> (Vec<Event>, Result<(), ConnectionError>) {
-    let mut slots = Vec::new();
+) -> (Vec<Event>, Vec<usize>, Result<(), ConnectionError>) {
+    let mut rows = VecDeque::new();
     let result = client.receive_with(bytes, &mut |m: &ReceivedResponse<'_>| {
         offsets.push(m.stream_offset);
         assert_eq!(m.version, BoltVersion::V6_1);
         if m.kind != ResponseKind::Record {
-            slots.push(Slot::Summary);
             return Ok(());
         }
         assert_eq!(m.bytes.get(..2), Some(&[0xB1, 0x71][..]));
-        let body_at = m.bytes.len() - m.body().len();
-        assert_eq!(body_at, 2);
+        assert_eq!(m.bytes.len() - m.body().len(), 2);
         let value = Value::decode_exact_with(m.body(), &m.options).map_err(|e| e.shifted(2))?;
         let Value::List(ref fields) = value else {
             panic!("not a list")
         };
-        let fields = fields.clone();
         if refuse.is_some() && fields.first() == refuse.map(Value::Int).as_ref() {
             return Err(MessageError::NotAStructure {
                 offset: 2,
                 found: "a refused RECORD",
             });
         }
-        slots.push(Slot::Record(fields));
+        rows.push_back(fields.clone());
         Ok(())
     });
-    let mut queued = std::iter::from_fn(|| client.poll_event());
     let mut seen = Vec::new();
-    for slot in slots {
-        match slot {
-            Slot::Record(fields) => seen.push(Event::Record(fields)),
-            Slot::Summary => seen.push(queued.next().expect("an event per summary")),
+    let mut batches = Vec::new();
+    while let Some(event) = client.poll_event() {
+        match event {
+            Event::RecordsTaken { count } => {
+                assert!(count > 0);
+                batches.push(count);
+                seen.extend(rows.drain(..count).map(Event::Record));
+            }
+            Event::Record(_) => panic!("receive_with queues no RECORD events"),
+            other => seen.push(other),
         }
     }
-    assert_eq!(queued.next(), None, "an event with no summary handed over");
-    (seen, result)
+    assert!(rows.is_empty(), "rows no event took: {rows:?}");
+    (seen, batches, result)
 }
 
 #[test]
@@ -129,11 +127,15 @@ fn receive_with_gives_records_in_order_between_the_summaries_of_their_pulls_at_a
         let (mut c, mut s) = ready(ConnectionConfig::default());
         assert_eq!(two_pulls(&mut c, &mut s), bytes);
         let mut offsets = Vec::new();
-        let (mut got, first) = receive(&mut c, &bytes[..cut], None, &mut offsets);
+        let (mut got, mut batches, first) = receive(&mut c, &bytes[..cut], None, &mut offsets);
         first.expect("first part");
-        let (rest, second) = receive(&mut c, &bytes[cut..], None, &mut offsets);
+        let (rest, more, second) = receive(&mut c, &bytes[cut..], None, &mut offsets);
         second.expect("second part");
         got.extend(rest);
+        batches.extend(more);
+        // Each PULL's records are one batch unless the cut falls between two of them.
+        assert!(batches.len() == 2 || batches.len() == 3, "cut at {cut}");
+        assert_eq!(batches.iter().sum::<usize>(), 4, "cut at {cut}");
         assert_eq!(got, expected, "cut at {cut}");
         assert_eq!(c.state(), ServerState::Ready, "cut at {cut}");
         assert_eq!(c.pending_requests(), 0);
@@ -152,19 +154,20 @@ fn a_record_the_callback_refuses_ends_the_connection_at_it_keeping_what_came_bef
     let (mut c, mut s) = ready(ConnectionConfig::default());
     let bytes = two_pulls(&mut c, &mut s);
     let mut all = Vec::new();
-    let (_, ok) = receive(&mut c, &bytes, None, &mut all);
+    let (_, batches, ok) = receive(&mut c, &bytes, None, &mut all);
     ok.expect("whole");
+    assert_eq!(batches, [2, 2]);
     // Messages: RUN's SUCCESS, 1, 2, PULL's SUCCESS, RUN's SUCCESS, 3 (refused), 4, ….
     let refused_at = all[5];
     for cut in 0..=bytes.len() {
         let (mut c, mut s) = ready(ConnectionConfig::default());
         let _ = two_pulls(&mut c, &mut s);
         let mut offsets = Vec::new();
-        let (mut got, first) = receive(&mut c, &bytes[..cut], Some(3), &mut offsets);
+        let (mut got, _, first) = receive(&mut c, &bytes[..cut], Some(3), &mut offsets);
         let err = match first {
             Err(e) => e,
             Ok(()) => {
-                let (rest, second) = receive(&mut c, &bytes[cut..], Some(3), &mut offsets);
+                let (rest, _, second) = receive(&mut c, &bytes[cut..], Some(3), &mut offsets);
                 got.extend(rest);
                 second.expect_err("the refused RECORD")
             }
@@ -230,9 +233,39 @@ fn receive_with_stays_in_order_over_many_receives_with_the_versions_options() {
         // 6.1: UUIDs on; the configured limits.
         assert!(options.iter().all(|o| o.uuid && o.limits.max_depth == 7));
         let events: Vec<Event> = std::iter::from_fn(|| c.poll_event()).collect();
-        assert_eq!(events.len(), 4, "round {round}: {events:?}");
-        assert!(events.iter().all(|e| matches!(e, Event::Success { .. })));
+        let taken = Event::RecordsTaken { count: 2 };
+        assert_eq!(events.len(), 6, "round {round}: {events:?}");
+        assert_eq!([&events[1], &events[4]], [&taken, &taken], "round {round}");
     }
+}
+
+#[test]
+fn records_taken_counts_the_records_of_several_receives_not_polled_in_between() {
+    let (mut c, mut s) = ready(ConnectionConfig::default());
+    let bytes = two_pulls(&mut c, &mut s);
+    // RUN's SUCCESS and the first record, then the second one, then the rest.
+    let mut ends = Vec::new();
+    c.receive_with(&bytes, &mut |m| {
+        ends.push(m.stream_offset);
+        Ok(())
+    })
+    .expect("whole");
+    let (mut c, mut s) = ready(ConnectionConfig::default());
+    let _ = two_pulls(&mut c, &mut s);
+    let base = ends[0];
+    let cuts = [ends[2] - base, ends[3] - base];
+    let parts = [
+        &bytes[..cuts[0] as usize],
+        &bytes[cuts[0] as usize..cuts[1] as usize],
+        &bytes[cuts[1] as usize..],
+    ];
+    for part in parts {
+        c.receive_with(part, &mut |_| Ok(())).expect("part");
+    }
+    let events: Vec<Event> = std::iter::from_fn(|| c.poll_event()).collect();
+    assert_eq!(events.len(), 6, "{events:?}");
+    assert_eq!(events[1], Event::RecordsTaken { count: 2 });
+    assert_eq!(events[4], Event::RecordsTaken { count: 2 });
 }
 
 #[test]
