@@ -322,27 +322,21 @@ impl PyClientConnection {
                         Ok(())
                     }
                     Err(f) => {
-                        let err = record_error(py, f, m.stream_offset, base, m.bytes);
-                        let kind: String = err
-                            .value(py)
-                            .getattr("kind")
-                            .and_then(|k| k.extract())
-                            .unwrap_or_default();
-                        let at: Option<usize> = err
-                            .value(py)
-                            .getattr("message_offset")
-                            .and_then(|k| k.extract())
-                            .ok()
-                            .flatten();
-                        failed = Some(err);
-                        Err(MessageError::NotAStructure {
-                            offset: at.unwrap_or(base),
-                            found: if kind == "struct_hook_failed" {
-                                "a RECORD the struct_hook failed on"
-                            } else {
-                                "a RECORD that does not decode"
+                        // The core's error (what `receive_with` fails with); the Python
+                        // `BoltError` goes to the side slot.
+                        let core = match &f {
+                            decode::Failure::Decode(e) => MessageError::PackStream(e.shifted(base)),
+                            decode::Failure::Message(e) => e.clone(),
+                            decode::Failure::Py(_) => MessageError::FieldType {
+                                offset: base,
+                                message: "RECORD",
+                                field: "data",
+                                expected: "values the struct_hook accepts",
+                                found: "one it raised on",
                             },
-                        })
+                        };
+                        failed = Some(record_error(py, f, m.stream_offset, base, m.bytes));
+                        Err(core)
                     }
                 }
             });
