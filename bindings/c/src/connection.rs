@@ -282,6 +282,9 @@ impl bc_connection {
                 out.request = request_code(request);
                 None
             }
+            // Only `receive_with` queues it; this binding receives with `receive`, which
+            // queues an `Event::Record` per RECORD instead.
+            Event::RecordsTaken { .. } => None,
         };
         if let Some(v) = value {
             // Encode the owned value once and build the view tree over those bytes, so

@@ -6,13 +6,15 @@
 //! state rules, `bolt_agent` and the 4.4 `utc` patch. This module converts: options in,
 //! events and errors out as data (JS throws them as `ConnectionError`).
 
-use bolt::connection::{ClientConnection, ConnectionConfig, ConnectionError, Event, ServerState};
+use bolt::connection::{
+    ClientConnection, ConnectionConfig, ConnectionError, Event, ReceivedResponse, ServerState,
+};
 use bolt::handshake::{ClientConfig, Proposal};
 use bolt::message::{MessageCodec, MessageError, RequestKind, Response, ResponseKind};
 use bolt::BoltVersion;
 use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi_derive::napi;
-use packstream::{DecodeLimits, DecodeOptions, Decoder, ErrorKind};
+use packstream::{Decoder, ErrorKind};
 
 use crate::decode::{ErrorInfo, NativeOptions};
 use crate::tape::{FailedMessage, KeyTable, Shape, Tape};
@@ -165,18 +167,10 @@ pub(crate) fn request_kind(name: &str) -> Option<RequestKind> {
     RequestKind::ALL.iter().copied().find(|k| k.name() == name)
 }
 
-/// Where the messages of one `receive` went, in stream order.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Slot {
-    Record,
-    Summary,
-}
-
 /// The client side of one Bolt connection (see `ClientConnection` in JS).
 #[napi]
 pub struct NativeConnection {
     conn: ClientConnection,
-    limits: DecodeLimits,
     keys: KeyTable,
     tape: Tape,
     events: Vec<NativeEvent>,
@@ -193,11 +187,10 @@ impl NativeConnection {
         let handshake = client_config(o.versions.as_deref(), o.manifest.unwrap_or(true))
             .map_err(|e| napi::Error::from_reason(e.message))?;
         let decode = o.decode.unwrap_or_default();
-        let limits = decode.decode_options().limits;
         let mut config = ConnectionConfig {
             handshake,
             dechunk_limits: decode.dechunk_limits(),
-            decode_limits: limits,
+            decode_limits: decode.decode_options().limits,
             max_chunk_size: match o.max_chunk_size {
                 None => 0,
                 Some(n @ 1..=65_535) => n as u16,
@@ -217,7 +210,6 @@ impl NativeConnection {
         }
         Ok(NativeConnection {
             conn: ClientConnection::new(config),
-            limits,
             keys: KeyTable::default(),
             tape: Tape::default(),
             events: Vec::new(),
@@ -278,74 +270,34 @@ impl NativeConnection {
     pub fn receive(&mut self, input: BufferSlice<'_>, out: BufferSlice<'_>) -> i64 {
         self.tape.start(&self.keys);
         self.events.clear();
-        let mut slots: Vec<Slot> = Vec::new();
-        let limits = self.limits;
         let (tape, keys) = (&mut self.tape, &mut self.keys);
         let result = self.conn.receive_with(&input, &mut |m| {
-            let opts = DecodeOptions::default()
-                .with_limits(limits)
-                .with_uuid(m.version.has_uuid());
-            let mut dec = Decoder::with_options(m.bytes, opts);
             let failed = tape.errors.len();
             match m.kind {
                 ResponseKind::Record => {
+                    let mut dec = Decoder::with_options(m.bytes, m.options);
                     tape.received(m.bytes, m.stream_offset, &mut dec, keys, Shape::Record);
                     if tape.errors.len() > failed {
-                        return Err(record_error(
-                            m.bytes,
-                            m.version,
-                            limits,
-                            &tape.errors[failed],
-                        ));
+                        return Err(record_error(m, &tape.errors[failed]));
                     }
-                    slots.push(Slot::Record);
                 }
-                ResponseKind::Ignored => slots.push(Slot::Summary),
+                ResponseKind::Ignored => {}
                 _ => {
                     // SUCCESS / FAILURE: the connection has decoded the message (one
                     // field, the metadata map); only that map goes on the tape, so that
                     // no `hydrate` hook sees the message structure itself.
-                    let _ = dec.next_token();
-                    let metadata = m.bytes.get(dec.position()..).unwrap_or_default();
-                    let mut dec = Decoder::with_options(metadata, opts);
+                    let metadata = m.body();
+                    let mut dec = Decoder::with_options(metadata, m.options);
                     tape.received(metadata, m.stream_offset, &mut dec, keys, Shape::Any);
-                    slots.push(Slot::Summary);
                 }
             }
             Ok(())
         });
         self.error = result.err().map(|e| connection_error(&e));
-        self.collect_events(&slots);
+        self.events = std::iter::from_fn(|| self.conn.poll_event())
+            .map(native_event)
+            .collect();
         self.copy_out(out)
-    }
-
-    /// Turns the connection's events and the message slots into the event list: runs of
-    /// RECORDs become one `records` entry each, and the k-th summary on the tape goes with
-    /// the k-th summary event.
-    fn collect_events(&mut self, slots: &[Slot]) {
-        let mut queued: std::collections::VecDeque<Event> =
-            std::iter::from_fn(|| self.conn.poll_event()).collect();
-        if let Some(Event::Negotiated(v)) = queued.front() {
-            self.events.push(NativeEvent {
-                version: Some(v.to_string()),
-                ..NativeEvent::new("negotiated", 0)
-            });
-            queued.pop_front();
-        }
-        for slot in slots {
-            match slot {
-                Slot::Record => match self.events.last_mut() {
-                    Some(last) if last.kind == "records" => last.count += 1,
-                    _ => self.events.push(NativeEvent::new("records", 1)),
-                },
-                Slot::Summary => {
-                    let Some(event) = queued.pop_front() else {
-                        continue;
-                    };
-                    self.events.push(summary_event(event));
-                }
-            }
-        }
     }
 
     /// The events of the last `receive`.
@@ -405,7 +357,9 @@ impl From<&FailedMessage> for ErrorInfo {
     }
 }
 
-fn summary_event(event: Event) -> NativeEvent {
+/// A core event as the JS side's event: the tape holds the RECORDs of `records` events
+/// (as many as `count`) and the metadata of `success` and `failure` ones, in order.
+fn native_event(event: Event) -> NativeEvent {
     let mut e = NativeEvent::new("", 1);
     match event {
         Event::Success { request, metadata } => {
@@ -439,8 +393,12 @@ fn summary_event(event: Event) -> NativeEvent {
             e.version = Some(v.to_string());
             e.count = 0;
         }
+        Event::RecordsTaken { count } => {
+            e.kind = "records".to_owned();
+            e.count = u32::try_from(count).unwrap_or(u32::MAX);
+        }
         Event::Record(_) => {
-            // `receive_with` queues no RECORD events.
+            // `receive_with` queues no RECORD events (`RecordsTaken` instead).
             e.kind = "records".to_owned();
             e.count = 0;
         }
@@ -451,14 +409,9 @@ fn summary_event(event: Event) -> NativeEvent {
 /// The core's error for a RECORD the tape could not take: decoded again by the core
 /// (only a failing message is), which names the problem and its offset in the message;
 /// should the core accept it after all, the tape's own kind and offset.
-fn record_error(
-    bytes: &[u8],
-    version: BoltVersion,
-    limits: DecodeLimits,
-    failed: &FailedMessage,
-) -> MessageError {
-    let codec = MessageCodec::new(version).with_limits(limits);
-    match codec.decode_response(bytes) {
+fn record_error(m: &ReceivedResponse<'_>, failed: &FailedMessage) -> MessageError {
+    let codec = MessageCodec::new(m.version).with_limits(m.options.limits);
+    match codec.decode_response(m.bytes) {
         Err(e) => return e,
         Ok(Response::Record(r)) => {
             if let Err(e) = r.fields() {

@@ -2,14 +2,16 @@
 //!
 //! Conversion only. The core runs the handshake, frames, matches responses to requests
 //! and keeps the state rules; this class turns Python requests into the core's, and the
-//! core's events into `boltcodec.bolt` event objects. RECORDs come from the core as runs
-//! of message bytes ([`ClientConnection::with_record_runs`]) and are decoded straight into
-//! Python lists by the binding's decoder (the path `unpackb` and the drop-in use), one
-//! `Records` event per run.
+//! core's events into `boltcodec.bolt` event objects. RECORDs are handed over undecoded
+//! by [`ClientConnection::receive_with`] and decoded straight into Python lists by the
+//! binding's decoder (the path `unpackb` and the drop-in use); consecutive ones make one
+//! `Records` event.
 
-use bolt::connection::{ClientConnection, ConnectionConfig, ConnectionError, Event, Polled};
+use std::collections::VecDeque;
+
+use bolt::connection::{ClientConnection, ConnectionConfig, ConnectionError, Event};
 use bolt::handshake::{ClientConfig, Proposal};
-use bolt::message::RequestKind;
+use bolt::message::{MessageError, RequestKind, ResponseKind};
 use bolt::BoltVersion;
 use packstream::{DecodeLimits, ErrorInfo};
 use pyo3::create_exception;
@@ -19,7 +21,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 
 use crate::decode::{self, Config};
-use crate::ffi::{Input, ListBuilder};
+use crate::ffi::Input;
 use crate::guard;
 use crate::messages;
 
@@ -112,7 +114,14 @@ fn kind_name(kind: RequestKind) -> &'static str {
 pub struct PyClientConnection {
     inner: ClientConnection,
     hook: Option<Py<PyAny>>,
-    /// The error found while decoding a RECORD, raised by the next `events()` call.
+    /// The RECORDs decoded by `receive` that no `events()` took yet; the core's
+    /// `RecordsTaken` events say which of them make each batch.
+    rows: VecDeque<Py<PyAny>>,
+    /// The decode options of the last message received (the core's, for its version).
+    options: packstream::DecodeOptions,
+    /// The error of a RECORD that did not decode (or whose `struct_hook` raised): the
+    /// receive that found it succeeded with the items before it, and `events()` raises it
+    /// once they are taken.
     pending_error: Option<PyErr>,
 }
 
@@ -151,16 +160,55 @@ pub(crate) fn handshake_config(
 }
 
 impl PyClientConnection {
+    /// The decode config of summary metadata (turned into Python values by
+    /// `value_to_py`): the options the core gave with the last message received.
     fn config<'py>(&self, py: Python<'py>) -> Config<'py> {
         Config {
-            opts: self.inner.decode_options().unwrap_or_default(),
+            opts: self.options,
             hook: self.hook.as_ref().map(|h| h.bind(py).clone()),
         }
     }
 }
 
-/// One core event as a Python event object.
-fn event<'py>(py: Python<'py>, event: Event, cfg: &Config<'py>) -> PyResult<Bound<'py, PyAny>> {
+/// The `BoltError` for a RECORD at `stream_offset` that did not decode: `f` at `base` in
+/// the message `message` (the decoder's error or the hook's exception, as the cause).
+fn record_error(
+    py: Python<'_>,
+    f: decode::Failure,
+    stream_offset: u64,
+    base: usize,
+    message: &[u8],
+) -> PyErr {
+    let err = f.into_pyerr(py, base, message);
+    let kind: String = err
+        .value(py)
+        .getattr("kind")
+        .and_then(|k| k.extract())
+        .unwrap_or_else(|_| "struct_hook_failed".to_owned());
+    let inner: Option<u64> = err
+        .value(py)
+        .getattr("offset")
+        .and_then(|k| k.extract())
+        .ok();
+    let be = bolt_error(
+        py,
+        &kind,
+        Some(stream_offset),
+        inner,
+        format!("RECORD at stream offset {stream_offset}: {}", err.value(py)),
+    );
+    be.set_cause(py, Some(err));
+    be
+}
+
+/// One core event as a Python event object; `RecordsTaken { count }` is a `Records` of
+/// the next `count` decoded `rows`.
+fn event<'py>(
+    py: Python<'py>,
+    event: Event,
+    cfg: &Config<'py>,
+    rows: &mut VecDeque<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let c = classes(py)?;
     match event {
         Event::Negotiated(v) => c.negotiated.bind(py).call1((version_tuple(v),)),
@@ -180,7 +228,13 @@ fn event<'py>(py: Python<'py>, event: Event, cfg: &Config<'py>) -> PyResult<Boun
             messages::value_to_py(py, &metadata, cfg)?,
         )),
         Event::Ignored { request } => c.ignored.bind(py).call1((kind_name(request),)),
-        // Not produced with record runs on; kept for completeness.
+        Event::RecordsTaken { count } => {
+            let n = count.min(rows.len());
+            c.records
+                .bind(py)
+                .call1((PyList::new(py, rows.drain(..n))?,))
+        }
+        // `receive_with` queues no RECORD events; kept for completeness.
         Event::Record(fields) => {
             let row = messages::value_to_py(py, &packstream::Value::List(fields), cfg)?;
             c.records.bind(py).call1((PyList::new(py, [row])?,))
@@ -219,8 +273,10 @@ impl PyClientConnection {
             config.dechunk_limits.max_message_size = n;
         }
         Ok(PyClientConnection {
-            inner: ClientConnection::new(config).with_record_runs(true),
+            inner: ClientConnection::new(config),
             hook: struct_hook,
+            rows: VecDeque::new(),
+            options: packstream::DecodeOptions::default(),
             pending_error: None,
         })
     }
@@ -237,12 +293,61 @@ impl PyClientConnection {
     }
 
     /// Feeds bytes read from the socket; take the events with ``events()``.
+    ///
+    /// RECORDs are decoded here, as the core hands them over; a RECORD that does not
+    /// decode ends the connection but is raised by ``events()``, after the items before it.
     fn receive(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
         guard(|| {
             let input = Input::new(data)?;
-            self.inner
-                .receive(input.as_slice())
-                .map_err(|e| connection_error(py, &e))
+            let hook = self.hook.as_ref().map(|h| h.bind(py).clone());
+            let rows = &mut self.rows;
+            let options = &mut self.options;
+            // The Python error of the RECORD the callback refused (the core only carries
+            // a `MessageError`).
+            let mut failed: Option<PyErr> = None;
+            let result = self.inner.receive_with(input.as_slice(), &mut |m| {
+                *options = m.options;
+                if m.kind != ResponseKind::Record {
+                    return Ok(());
+                }
+                let data = m.body();
+                let base = m.bytes.len() - data.len();
+                let cfg = Config {
+                    opts: m.options,
+                    hook: hook.clone(),
+                };
+                match decode::decode_exact(py, data, &cfg) {
+                    Ok(row) => {
+                        rows.push_back(row.unbind());
+                        Ok(())
+                    }
+                    Err(f) => {
+                        // The core's error (what `receive_with` fails with); the Python
+                        // `BoltError` goes to the side slot.
+                        let core = match &f {
+                            decode::Failure::Decode(e) => MessageError::PackStream(e.shifted(base)),
+                            decode::Failure::Message(e) => e.clone(),
+                            decode::Failure::Py(_) => MessageError::FieldType {
+                                offset: base,
+                                message: "RECORD",
+                                field: "data",
+                                expected: "values the struct_hook accepts",
+                                found: "one it raised on",
+                            },
+                        };
+                        failed = Some(record_error(py, f, m.stream_offset, base, m.bytes));
+                        Err(core)
+                    }
+                }
+            });
+            match (result, failed) {
+                (Ok(()), _) => Ok(()),
+                (Err(_), Some(err)) => {
+                    self.pending_error = Some(err);
+                    Ok(())
+                }
+                (Err(e), None) => Err(connection_error(py, &e)),
+            }
         })
     }
 
@@ -264,75 +369,19 @@ impl PyClientConnection {
         })
     }
 
-    /// Every event received so far, in order: a run of RECORDs is one ``Records``.
+    /// Every event received so far, in order: a run of RECORDs is one ``Records``. Raises
+    /// the error of a RECORD that did not decode once the items before it are taken.
     fn events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         guard(|| {
-            if let Some(e) = self.pending_error.take() {
-                return Err(e);
-            }
             let cfg = self.config(py);
             let out = PyList::empty(py);
-            let mut failed = None;
-            while let Some(polled) = self.inner.poll() {
-                match polled {
-                    Polled::Event(e) => out.append(event(py, e, &cfg)?)?,
-                    Polled::Records(run) => {
-                        let mut rows = ListBuilder::new(py, run.len())?;
-                        for record in run.iter() {
-                            match decode::decode_exact(py, record.data(), &cfg) {
-                                Ok(row) => rows.push(row),
-                                Err(f) => {
-                                    let base = record.data_offset();
-                                    let err = f.into_pyerr(py, base, record.message());
-                                    let kind: String = err
-                                        .value(py)
-                                        .getattr("kind")
-                                        .and_then(|k| k.extract())
-                                        .unwrap_or_else(|_| "struct_hook_failed".to_owned());
-                                    let inner: Option<u64> = err
-                                        .value(py)
-                                        .getattr("offset")
-                                        .and_then(|k| k.extract())
-                                        .ok();
-                                    let be = bolt_error(
-                                        py,
-                                        &kind,
-                                        Some(record.stream_offset()),
-                                        inner,
-                                        format!(
-                                            "RECORD at stream offset {}: {}",
-                                            record.stream_offset(),
-                                            err.value(py)
-                                        ),
-                                    );
-                                    be.set_cause(py, Some(err));
-                                    failed = Some(be);
-                                    break;
-                                }
-                            }
-                        }
-                        let n = rows.filled();
-                        let rows = rows.finish();
-                        if n > 0 {
-                            let batch = if n < run.len() {
-                                rows.get_slice(0, n)
-                            } else {
-                                rows
-                            };
-                            out.append(classes(py)?.records.bind(py).call1((batch,))?)?;
-                        }
-                        if failed.is_some() {
-                            break;
-                        }
-                    }
-                }
+            while let Some(e) = self.inner.poll_event() {
+                out.append(event(py, e, &cfg, &mut self.rows)?)?;
             }
-            if let Some(err) = failed {
-                self.inner.abort();
-                if out.is_empty() {
-                    return Err(err);
+            if out.is_empty() {
+                if let Some(e) = self.pending_error.take() {
+                    return Err(e);
                 }
-                self.pending_error = Some(err);
             }
             Ok(out)
         })

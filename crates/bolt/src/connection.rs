@@ -70,7 +70,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use packstream::{DecodeLimits, Value};
+use packstream::{DecodeLimits, DecodeOptions, Decoder, Value};
 
 use crate::chunk::{ChunkError, Chunker, DechunkError, DechunkLimits, Dechunker};
 use crate::handshake::{ClientConfig, ClientHandshake, HandshakeError, Step};
@@ -227,6 +227,14 @@ pub enum Event {
         /// The request it answers.
         request: RequestKind,
     },
+    /// [`ClientConnection::receive_with`] only (where RECORDs queue no
+    /// [`Event::Record`]): the next `count` RECORDs handed to its callback, in order,
+    /// came here, between the events before and after this one. Consecutive RECORDs make
+    /// one event (also across `receive_with` calls while it is not polled yet).
+    RecordsTaken {
+        /// How many RECORDs.
+        count: usize,
+    },
 }
 
 /// What went wrong on a connection.
@@ -326,159 +334,6 @@ impl ConnectionError {
             | ConnectionError::IllegalRequest { .. }
             | ConnectionError::Defunct => None,
         }
-    }
-}
-
-/// An item of the event queue.
-#[derive(Debug)]
-enum Queued {
-    Event(Event),
-    /// This many consecutive RECORDs, kept in the [`RunBuffer`].
-    Records(usize),
-}
-
-/// Where one kept RECORD lies in the [`RunBuffer`].
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    /// End of the message in `bytes`.
-    end: usize,
-    /// Where its `data` list starts, counted from the message's start.
-    data_at: usize,
-    stream_offset: u64,
-}
-
-/// The message bytes of the RECORDs of the queued runs (record-run mode).
-#[derive(Debug, Default)]
-struct RunBuffer {
-    bytes: Vec<u8>,
-    spans: VecDeque<Span>,
-    /// Bytes and spans handed out by the last [`ClientConnection::poll`], dropped at the
-    /// next one.
-    handed: (usize, usize),
-}
-
-impl RunBuffer {
-    fn push(&mut self, record: &crate::message::Record<'_>, stream_offset: u64) {
-        let (Some(message), Some(data)) = (record.message_bytes(), record.data_bytes()) else {
-            return; // a decoded RECORD always has both
-        };
-        self.bytes.extend_from_slice(message);
-        self.spans.push_back(Span {
-            end: self.bytes.len(),
-            data_at: message.len() - data.len(),
-            stream_offset,
-        });
-    }
-
-    /// Drops what the last poll handed out.
-    fn release(&mut self) {
-        let (bytes, spans) = std::mem::take(&mut self.handed);
-        if spans == 0 {
-            return;
-        }
-        self.bytes.drain(..bytes);
-        self.spans.drain(..spans);
-        for span in &mut self.spans {
-            span.end -= bytes;
-        }
-    }
-
-    fn take(&mut self, n: usize) -> RecordRun<'_> {
-        let n = n.min(self.spans.len());
-        let end = n
-            .checked_sub(1)
-            .and_then(|i| self.spans.get(i))
-            .map_or(0, |s| s.end);
-        self.handed = (end, n);
-        self.spans.make_contiguous();
-        let spans = self.spans.as_slices().0.get(..n).unwrap_or_default();
-        RecordRun {
-            bytes: self.bytes.get(..end).unwrap_or_default(),
-            spans,
-        }
-    }
-}
-
-/// What [`ClientConnection::poll`] gives: an event, or a run of consecutive RECORDs
-/// (only with [record runs](ClientConnection::with_record_runs) on).
-#[derive(Debug)]
-pub enum Polled<'c> {
-    /// Any event (never [`Event::Record`] with record runs on).
-    Event(Event),
-    /// Consecutive RECORDs of the streaming result, in order.
-    Records(RecordRun<'c>),
-}
-
-/// Consecutive RECORDs as received, each one's message bytes borrowed from the
-/// connection. Their fields are not decoded yet: decode [`RawRecord::data`] with
-/// [`ClientConnection::decode_options`].
-#[derive(Clone, Copy, Debug)]
-pub struct RecordRun<'c> {
-    bytes: &'c [u8],
-    spans: &'c [Span],
-}
-
-impl<'c> RecordRun<'c> {
-    /// The number of RECORDs.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    /// Whether there is none (never, for a run from [`ClientConnection::poll`]).
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-
-    /// The RECORDs in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = RawRecord<'c>> + 'c {
-        let bytes = self.bytes;
-        let mut start = 0;
-        self.spans.iter().map(move |span| {
-            let message = bytes.get(start..span.end).unwrap_or_default();
-            start = span.end;
-            RawRecord {
-                message,
-                data_at: span.data_at,
-                stream_offset: span.stream_offset,
-            }
-        })
-    }
-}
-
-/// One RECORD of a [`RecordRun`].
-#[derive(Clone, Copy, Debug)]
-pub struct RawRecord<'c> {
-    message: &'c [u8],
-    data_at: usize,
-    stream_offset: u64,
-}
-
-impl<'c> RawRecord<'c> {
-    /// The whole message (structure header, signature, the `data` list).
-    #[must_use]
-    pub fn message(&self) -> &'c [u8] {
-        self.message
-    }
-
-    /// The `data` list (marker included): decode it as one PackStream value.
-    #[must_use]
-    pub fn data(&self) -> &'c [u8] {
-        self.message.get(self.data_at..).unwrap_or_default()
-    }
-
-    /// Where [`RawRecord::data`] starts within [`RawRecord::message`].
-    #[must_use]
-    pub fn data_offset(&self) -> usize {
-        self.data_at
-    }
-
-    /// The offset of the message's first chunk header in the incoming stream (counted as
-    /// in [`ConnectionError::offset`]).
-    #[must_use]
-    pub fn stream_offset(&self) -> u64 {
-        self.stream_offset
     }
 }
 
@@ -615,9 +470,7 @@ pub struct ClientConnection {
     pending: VecDeque<Pending>,
     /// The state as of the responses received so far.
     confirmed: Sv,
-    events: VecDeque<Queued>,
-    /// The RECORDs of the queued runs, when record runs are on (`None`: off).
-    runs: Option<RunBuffer>,
+    events: VecDeque<Event>,
     /// A receive error, or GOODBYE sent: nothing more may be sent. Summaries for the
     /// requests sent before GOODBYE are still delivered.
     defunct: bool,
@@ -650,7 +503,6 @@ impl ClientConnection {
             pending: VecDeque::new(),
             confirmed: Sv::at(ServerState::Handshake),
             events: VecDeque::new(),
-            runs: None,
             defunct: false,
             receive_failed: false,
             bolt_agent: config.bolt_agent,
@@ -696,104 +548,8 @@ impl ClientConnection {
     }
 
     /// The next event, if any.
-    ///
-    /// With [record runs](ClientConnection::with_record_runs) on, RECORDs are not events:
-    /// this returns `None` while a run of them is next; take it with
-    /// [`ClientConnection::poll`].
     pub fn poll_event(&mut self) -> Option<Event> {
-        match self.events.front()? {
-            Queued::Event(_) => match self.events.pop_front() {
-                Some(Queued::Event(event)) => Some(event),
-                _ => None,
-            },
-            Queued::Records(_) => None,
-        }
-    }
-
-    /// Keeps received RECORDs as their message bytes instead of decoding them into
-    /// [`Event::Record`]s: consecutive RECORDs come out of [`ClientConnection::poll`] as
-    /// one [`RecordRun`], for a caller that decodes fields straight into its own objects
-    /// (the Python and Node bindings). Their fields are then *not* checked by
-    /// [`ClientConnection::receive`]: a caller that finds one it cannot decode calls
-    /// [`ClientConnection::abort`].
-    ///
-    /// ```
-    /// use bolt::chunk::Chunker;
-    /// use bolt::connection::{ClientConnection, ConnectionConfig, Event, Polled};
-    /// use bolt::handshake::{ServerConfig, ServerHandshake, Step};
-    /// use bolt::message::{Hello, Pull, Record, Request, Response, Run, Success};
-    /// use packstream::{Value, ValueRef};
-    ///
-    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let mut client = ClientConnection::new(ConnectionConfig::default()).with_record_runs(true);
-    /// let mut server = ServerHandshake::new(ServerConfig::default());
-    /// let Step::Continue { send, .. } = server.receive(&client.take_output())? else { unreachable!() };
-    /// client.receive(&send)?;
-    /// let Step::Negotiated { version, .. } = server.receive(&client.take_output())? else { unreachable!() };
-    /// client.send(&Request::Hello(Hello::new("example/1.0")))?;
-    /// # client.send(&Request::Logon(bolt::message::Logon::none()))?;
-    /// client.send(&Request::Run(Run::new("UNWIND [1, 2] AS x RETURN x")))?;
-    /// client.send(&Request::Pull(Pull::new(10)))?;
-    /// let mut reply = Vec::new();
-    /// for response in [
-    ///     Response::Success(Success::default()),
-    /// #   Response::Success(Success::default()),
-    ///     Response::Success(Success::default().with("fields", vec!["x"])),
-    ///     Response::Record(Record::new(vec![ValueRef::Int(1)])),
-    ///     Response::Record(Record::new(vec![ValueRef::Int(2)])),
-    ///     Response::Success(Success::default()),
-    /// ] {
-    ///     response.encode_framed(version, &Chunker::default(), &mut reply)?;
-    /// }
-    /// client.receive(&reply)?;
-    /// let mut rows = Vec::new();
-    /// while let Some(polled) = client.poll() {
-    ///     if let Polled::Records(run) = polled {
-    ///         for record in run.iter() {
-    ///             rows.push(Value::decode(record.data())?.0); // or straight into host objects
-    ///         }
-    ///     }
-    /// }
-    /// assert_eq!(rows, [Value::from(vec![Value::Int(1)]), Value::from(vec![Value::Int(2)])]);
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[must_use]
-    pub fn with_record_runs(mut self, on: bool) -> Self {
-        self.runs = on.then(RunBuffer::default);
-        self
-    }
-
-    /// The next event or run of RECORDs, if any. Without
-    /// [record runs](ClientConnection::with_record_runs) this only gives
-    /// [`Polled::Event`]s (the same as [`ClientConnection::poll_event`]).
-    ///
-    /// The run borrows the connection: decode it before the next call.
-    pub fn poll(&mut self) -> Option<Polled<'_>> {
-        if let Some(runs) = self.runs.as_mut() {
-            runs.release();
-        }
-        match self.events.pop_front()? {
-            Queued::Event(event) => Some(Polled::Event(event)),
-            Queued::Records(n) => {
-                let runs = self.runs.as_mut()?;
-                Some(Polled::Records(runs.take(n)))
-            }
-        }
-    }
-
-    /// The PackStream options RECORD fields are decoded with (those of the negotiated
-    /// version and the configured limits), once the handshake is done.
-    pub fn decode_options(&self) -> Option<packstream::DecodeOptions> {
-        self.codec.as_ref().map(MessageCodec::decode_options)
-    }
-
-    /// Marks the connection defunct because the caller found a received message unusable
-    /// (a RECORD of a [`RecordRun`] whose fields do not decode): nothing more may be sent
-    /// or received. Events already queued can still be polled.
-    pub fn abort(&mut self) {
-        self.defunct = true;
-        self.receive_failed = true;
+        self.events.pop_front()
     }
 
     /// The states the server may be in once every queued request has been handled,
@@ -894,19 +650,22 @@ impl ClientConnection {
     /// binding building host values straight from the bytes): every response message,
     /// once the connection has checked that it answers the request at the front, is
     /// handed to `on_message` in stream order. RECORDs are not decoded here and queue no
-    /// [`Event::Record`]; summaries are handled as by `receive` (their events are queued
-    /// as usual, one per summary handed over, in the same order).
+    /// [`Event::Record`]: where they came, an [`Event::RecordsTaken`] says how many of
+    /// those handed over (consecutive ones, in order) belong there, so the caller drains
+    /// [`ClientConnection::poll_event`] and cuts the rows it decoded into batches by those
+    /// counts. Summaries are handled as by `receive`.
     ///
     /// An error returned by `on_message` (for example a RECORD the caller could not
     /// decode) fails the receive as a [`ConnectionError::Message`] at that message's
-    /// stream offset, and the connection is defunct, as for any receive error.
+    /// stream offset, and the connection is defunct, as for any receive error; the events
+    /// before that message are still queued (a refused RECORD is not counted).
     ///
     /// ```
     /// use bolt::chunk::Chunker;
     /// use bolt::connection::{ClientConnection, ConnectionConfig, Event};
     /// use bolt::handshake::{ServerConfig, ServerHandshake, Step};
-    /// use bolt::message::{Hello, Record, Request, Response, ResponseKind, Success};
-    /// use packstream::ValueRef;
+    /// use bolt::message::{Hello, Logon, Pull, Record, Request, Response, ResponseKind, Run, Success};
+    /// use packstream::{Value, ValueRef};
     ///
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let mut client = ClientConnection::new(ConnectionConfig::default());
@@ -915,16 +674,50 @@ impl ClientConnection {
     /// client.receive(&send)?;
     /// let Step::Negotiated { version, .. } = server.receive(&client.take_output())? else { panic!() };
     /// client.send(&Request::Hello(Hello::new("example/1.0")))?;
+    /// client.send(&Request::Logon(Logon::none()))?;
+    /// client.send(&Request::Run(Run::new("UNWIND [1, 2] AS x RETURN x")))?;
+    /// client.send(&Request::Pull(Pull::new(10)))?;
     /// let mut reply = Vec::new();
-    /// Response::Success(Success::default()).encode_framed(version, &Chunker::default(), &mut reply)?;
-    /// let mut kinds = Vec::new();
+    /// for response in [
+    ///     Response::Success(Success::default()),
+    ///     Response::Success(Success::default()),
+    ///     Response::Success(Success::default().with("fields", vec!["x"])),
+    ///     Response::Record(Record::new(vec![ValueRef::Int(1)])),
+    ///     Response::Record(Record::new(vec![ValueRef::Int(2)])),
+    ///     Response::Success(Success::default()),
+    /// ] {
+    ///     response.encode_framed(version, &Chunker::default(), &mut reply)?;
+    /// }
+    /// let mut rows = std::collections::VecDeque::new();
     /// client.receive_with(&reply, &mut |m| {
-    ///     kinds.push((m.kind, m.bytes.to_vec()));
+    ///     if m.kind == ResponseKind::Record {
+    ///         // or straight into host objects
+    ///         rows.push_back(Value::decode_exact_with(m.body(), &m.options)?);
+    ///     }
     ///     Ok(())
     /// })?;
-    /// assert_eq!(kinds, [(ResponseKind::Success, vec![0xB1, 0x70, 0xA0])]);
-    /// assert!(matches!(client.poll_event(), Some(Event::Negotiated(_))));
-    /// assert!(matches!(client.poll_event(), Some(Event::Success { .. })));
+    /// let mut seen = Vec::new();
+    /// while let Some(event) = client.poll_event() {
+    ///     match event {
+    ///         Event::RecordsTaken { count } => {
+    ///             seen.push(format!("{:?}", rows.drain(..count).collect::<Vec<_>>()));
+    ///         }
+    ///         Event::Negotiated(v) => seen.push(v.to_string()),
+    ///         Event::Success { request, .. } => seen.push(request.name().to_owned()),
+    ///         other => seen.push(format!("{other:?}")),
+    ///     }
+    /// }
+    /// assert_eq!(
+    ///     seen,
+    ///     [
+    ///         "6.1",
+    ///         "HELLO",
+    ///         "LOGON",
+    ///         "RUN",
+    ///         "[List([Int(1)]), List([Int(2)])]",
+    ///         "PULL",
+    ///     ]
+    /// );
     /// # Ok(())
     /// # }
     /// ```
@@ -978,8 +771,7 @@ impl ClientConnection {
                     self.codec = Some(MessageCodec::new(version).with_limits(self.decode_limits));
                     self.handshake = None;
                     self.confirmed = Sv::at(ServerState::Negotiation);
-                    self.events
-                        .push_back(Queued::Event(Event::Negotiated(version)));
+                    self.events.push_back(Event::Negotiated(version));
                     bytes = bytes.get(consumed..).unwrap_or_default();
                 }
             }
@@ -1026,6 +818,7 @@ impl ClientConnection {
                     bytes: msg.bytes(),
                     stream_offset,
                     version: codec.version(),
+                    options: codec.decode_options(),
                 })
                 .map_err(|source| ConnectionError::Message {
                     stream_offset,
@@ -1033,16 +826,11 @@ impl ClientConnection {
                 })?;
             }
             match &response {
-                Response::Record(_) if on_message.is_some() => {}
+                Response::Record(_) if on_message.is_some() => match self.events.back_mut() {
+                    Some(Event::RecordsTaken { count }) => *count += 1,
+                    _ => self.events.push_back(Event::RecordsTaken { count: 1 }),
+                },
                 Response::Record(record) => {
-                    if let Some(runs) = self.runs.as_mut() {
-                        runs.push(record, stream_offset);
-                        match self.events.back_mut() {
-                            Some(Queued::Records(n)) => *n += 1,
-                            _ => self.events.push_back(Queued::Records(1)),
-                        }
-                        continue;
-                    }
                     let fields =
                         record
                             .to_owned_values()
@@ -1050,7 +838,7 @@ impl ClientConnection {
                                 stream_offset,
                                 source,
                             })?;
-                    self.events.push_back(Queued::Event(Event::Record(fields)));
+                    self.events.push_back(Event::Record(fields));
                 }
                 summary => {
                     self.pending.pop_front();
@@ -1065,7 +853,7 @@ impl ClientConnection {
                         }
                     }
                     self.confirmed = after_summary(front, self.confirmed, codec.version(), summary);
-                    self.events.push_back(Queued::Event(match summary {
+                    self.events.push_back(match summary {
                         Response::Success(s) => Event::Success {
                             request: front.kind,
                             metadata: s.metadata.to_owned_value(),
@@ -1079,7 +867,7 @@ impl ClientConnection {
                         _ => Event::Ignored {
                             request: front.kind,
                         },
-                    }));
+                    });
                     ended = self.defunct && self.pending.is_empty();
                 }
             }
@@ -1103,6 +891,42 @@ pub struct ReceivedResponse<'m> {
     pub stream_offset: u64,
     /// The version to decode it with (with the `utc` patch once the server accepted it).
     pub version: BoltVersion,
+    /// The PackStream options to decode it with: those of `version` and the connection's
+    /// [`ConnectionConfig::decode_limits`] (the connection's own codec's options).
+    pub options: DecodeOptions,
+}
+
+impl<'m> ReceivedResponse<'m> {
+    /// The message's one field, after the structure header: for a RECORD its `data`
+    /// list, for SUCCESS and FAILURE the metadata map (IGNORED has none: empty). Decode
+    /// it as one PackStream value with [`ReceivedResponse::options`]; offsets in it start
+    /// at `bytes.len() - body().len()` in the message.
+    ///
+    /// ```
+    /// use bolt::connection::ReceivedResponse;
+    /// use bolt::message::ResponseKind;
+    /// use bolt::BoltVersion;
+    /// use packstream::{DecodeOptions, Value};
+    ///
+    /// let m = ReceivedResponse {
+    ///     kind: ResponseKind::Record,
+    ///     bytes: &[0xB1, 0x71, 0x91, 0x01], // RECORD [1]
+    ///     stream_offset: 0,
+    ///     version: BoltVersion::V5_8,
+    ///     options: DecodeOptions::default(),
+    /// };
+    /// assert_eq!(m.body(), [0x91, 0x01]);
+    /// assert_eq!(Value::decode_exact(m.body()).ok(), Some(Value::from(vec![Value::Int(1)])));
+    /// ```
+    #[must_use]
+    pub fn body(&self) -> &'m [u8] {
+        let mut dec = Decoder::with_options(self.bytes, self.options);
+        match dec.next_token() {
+            // The connection only hands over messages that decoded as a structure.
+            Ok(_) => self.bytes.get(dec.position()..).unwrap_or_default(),
+            Err(_) => &[],
+        }
+    }
 }
 
 /// One request received by a [`ServerConnection`]: its kind and its message bytes

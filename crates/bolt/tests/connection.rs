@@ -566,7 +566,7 @@ fn requests_after_a_failed_login_report_defunct() {
 }
 
 /// `receive_with` hands every response over in stream order, queues the summaries'
-/// events as `receive` does and no RECORD events; a callback error fails the receive at
+/// events as `receive` does and, for the RECORDs, how many came where; a callback error fails the receive at
 /// the message's stream offset and leaves the connection defunct.
 #[test]
 fn receive_with_hands_records_to_the_caller_and_keeps_the_state_rules() {
@@ -614,8 +614,10 @@ fn receive_with_hands_records_to_the_caller_and_keeps_the_state_rules() {
     assert_eq!(seen[1].1, [0xB1, 0x71, 0x91, 0x01]);
     assert!(seen.windows(2).all(|w| w[0].2 < w[1].2));
     let ev = events(&mut client);
-    assert_eq!(ev.len(), 2, "{ev:?}");
-    assert!(ev.iter().all(|e| matches!(e, Event::Success { .. })));
+    assert_eq!(ev.len(), 3, "{ev:?}");
+    assert!(matches!(ev[0], Event::Success { .. }));
+    assert_eq!(ev[1], Event::RecordsTaken { count: 2 });
+    assert!(matches!(ev[2], Event::Success { .. }));
     // has_more: the result is still open, so only PULL/DISCARD/RESET may follow.
     assert_eq!(client.state(), ServerState::Streaming);
     assert!(!client.can_send(RequestKind::Run));
