@@ -103,7 +103,8 @@ def main() -> None:
         "ratio = peer time / boltcodec time (above 1 means boltcodec is faster). "
         "Regenerate with `make bench-rust`.",
         "",
-        "Goals (issue 2): decode ≥ 1.5× rmpv, encode ≥ 1.2× rmpv.",
+        "Goals (issue 12): every decode ≥ 1.5× rmpv (borrowed and owned) and ≥ 1.5× "
+        "rmp-serde (typed serde), every encode ≥ 1.2× rmpv.",
         "",
         "### Decode",
         "",

@@ -6,13 +6,18 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::limits::DecodeOptions;
+use crate::marker as m;
 use crate::reader::{missing_item, Reader, Token};
 use crate::value::{StructRef, Structure, Value, ValueRef};
 
 /// Containers nested deeper than this are built iteratively. An unoptimised build spends
-/// about 20 KiB of stack per level here (a release build a few hundred bytes), and a
+/// about 4 KiB of stack per level here (an optimised one about 500 bytes), and a
 /// 256 KiB thread stack must be enough for any input (test
 /// `a_million_nested_levels_overflowed_the_stack_in_clone_eq_display_and_drop`).
+///
+/// The decoding functions are forced inline only in optimised builds (`cfg_attr` on
+/// each): unoptimised, forced inlining gives every marker's temporaries their own slots
+/// in one frame, about 45 KiB per level.
 const RECURSION_DEPTH: u64 = if cfg!(debug_assertions) { 4 } else { 48 };
 
 /// A tree node type that can be built from tokens: [`ValueRef`] or [`Value`].
@@ -104,6 +109,62 @@ impl<'a> Node<'a> for Value {
     }
 }
 
+/// What the items of one container (or the one top-level value) share: where they sit,
+/// for their errors, limits and pre-allocation.
+struct Items {
+    /// Containers open around the items.
+    depth: u64,
+    max_depth: u64,
+    /// Offset of the innermost open container's marker, if any.
+    container: Option<usize>,
+    /// Item slots the containers around this one still hold: what a nested container's
+    /// pre-allocation must leave to them, with the slots of this container's items that
+    /// follow it (`per_item` each; a map entry is two). The reader counts the same per
+    /// token for its other users; the builders count it per container.
+    others: u64,
+    per_item: u64,
+}
+
+/// Where [`item`] puts the node it read.
+trait Out<N> {
+    /// What [`item`] returns.
+    type Done;
+    fn put(self, node: N) -> Self::Done;
+}
+
+impl<N> Out<N> for &mut Vec<N> {
+    type Done = ();
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn put(self, node: N) {
+        self.push(node);
+    }
+}
+
+/// A map entry whose key has been read.
+struct Entry<'v, K, N> {
+    entries: &'v mut Vec<(K, N)>,
+    key: K,
+}
+
+impl<K, N> Out<N> for Entry<'_, K, N> {
+    type Done = ();
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn put(self, node: N) {
+        self.entries.push((self.key, node));
+    }
+}
+
+/// The one top-level value: returned.
+struct Return;
+
+impl<N> Out<N> for Return {
+    type Done = N;
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn put(self, node: N) -> N {
+        node
+    }
+}
+
 /// Builds one complete value. `depth` containers are already open around it (their
 /// innermost starts at `container`); `key_expected` says the value sits in a map-key
 /// position and so must be a string.
@@ -114,14 +175,165 @@ pub(crate) fn build<'a, N: Node<'a>>(
     container: Option<usize>,
     key_expected: bool,
 ) -> Result<N, Error> {
-    if key_expected {
-        return key(r, depth, max_depth, container).map(|s| N::scalar(Token::String(s)));
-    }
-    value(r, depth, max_depth, container)
+    // The value fills one of the slots the reader counts as promised.
+    let others = r.promised.saturating_sub(1);
+    let value = if key_expected {
+        N::scalar(Token::String(key(r, depth, max_depth, container)?))
+    } else {
+        let at = Items {
+            depth,
+            max_depth,
+            container,
+            others,
+            per_item: 0,
+        };
+        item(r, &at, 0, Return)?
+    };
+    r.promised = others;
+    Ok(value)
 }
 
-/// Reads the token of an item at `depth`.
-#[inline(always)]
+/// The error for an item whose marker is missing because the input ended at `start`.
+#[cold]
+fn missing(start: usize, container: Option<usize>) -> Error {
+    let e = Error::new(ErrorKind::UnexpectedEnd, start, "a marker byte");
+    missing_item(e, start, start, container)
+}
+
+/// Reads one item of `at` (`left` more follow it) and puts its node into `out`. The
+/// markers of most items are handled here directly; the rest go through
+/// [`Reader::token`].
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn item<'a, N: Node<'a>, O: Out<N>>(
+    r: &mut Reader<'a>,
+    at: &Items,
+    left: u32,
+    out: O,
+) -> Result<O::Done, Error> {
+    let start = r.pos;
+    let Some(&marker) = r.buf.get(start) else {
+        return Err(missing(start, at.container));
+    };
+    r.pos = start + 1;
+    // One put per variant, so each node is written straight into its vector (a shared
+    // temporary costs a store-forwarding stall per item).
+    Ok(match marker {
+        0x00..=0x7F => out.put(N::scalar(Token::Int(i64::from(marker)))),
+        0xF0..=0xFF => out.put(N::scalar(Token::Int(i64::from(marker as i8)))),
+        0x80..=0x8F => {
+            let s = r.string(start, u32::from(marker & 0x0F))?;
+            out.put(N::scalar(Token::String(s)))
+        }
+        m::FLOAT_64 => out.put(N::scalar(Token::Float(r.float(start)?))),
+        m::INT_8..=m::INT_64 => out.put(N::scalar(Token::Int(r.sized_int(start, marker)?))),
+        m::STRING_8..=m::STRING_32 => {
+            out.put(N::scalar(Token::String(r.sized_string(start, marker)?)))
+        }
+        m::NULL => out.put(N::scalar(Token::Null)),
+        m::FALSE => out.put(N::scalar(Token::Bool(false))),
+        m::TRUE => out.put(N::scalar(Token::Bool(true))),
+        0x90..=0xBF => {
+            r.depth_full = at.depth >= at.max_depth;
+            let tok = r.tiny_container(start, marker)?;
+            container(r, tok, start, at, left, out)?
+        }
+        _ => {
+            r.pos = start;
+            r.depth_full = at.depth >= at.max_depth;
+            match r.token()? {
+                tok @ (Token::List(_) | Token::Map(_) | Token::Struct { .. }) => {
+                    container(r, tok, start, at, left, out)?
+                }
+                tok => out.put(N::scalar(tok)),
+            }
+        }
+    })
+}
+
+/// A map key: a string, else [`ErrorKind::NonStringKey`] (after the checks any token
+/// gets, so a container key at the depth limit is a limit error as for other items).
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn key<'a>(
+    r: &mut Reader<'a>,
+    depth: u64,
+    max_depth: u64,
+    container: Option<usize>,
+) -> Result<&'a str, Error> {
+    let start = r.pos;
+    let Some(&marker) = r.buf.get(start) else {
+        return Err(missing(start, container));
+    };
+    if marker & 0xF0 == m::TINY_STRING {
+        r.pos = start + 1;
+        return r.string(start, u32::from(marker & 0x0F));
+    }
+    r.depth_full = depth >= max_depth;
+    match r.token()? {
+        Token::String(s) => Ok(s),
+        _ => Err(non_string_key(start)),
+    }
+}
+
+#[cold]
+fn non_string_key(start: usize) -> Error {
+    Error::new(ErrorKind::NonStringKey, start, "a string map key")
+}
+
+/// Puts into `out` the node for the container header `tok` read at `start`, an item of
+/// `at` with `left` items after it: an empty container, or one whose items are read now.
+/// Scalar items are put straight from their marker; only nested containers recurse, and
+/// below [`RECURSION_DEPTH`] levels [`deep`] takes over.
+fn container<'a, N: Node<'a>, O: Out<N>>(
+    r: &mut Reader<'a>,
+    tok: Token<'a>,
+    start: usize,
+    at: &Items,
+    left: u32,
+    out: O,
+) -> Result<O::Done, Error> {
+    let (n, per_item) = match tok {
+        Token::Map(n) if n > 0 => (n, 2),
+        Token::List(n) | Token::Struct { len: n, .. } if n > 0 => (n, 1),
+        tok => return Ok(out.put(N::scalar(tok))),
+    };
+    let others = at.others + u64::from(left) * at.per_item;
+    if at.depth >= RECURSION_DEPTH {
+        // `deep` reads through the reader, which counts the promised slots per token.
+        r.promised = others + u64::from(n) * per_item;
+        return Ok(out.put(deep(r, tok, start, at.depth, at.max_depth)?));
+    }
+    let inner = Items {
+        depth: at.depth + 1,
+        max_depth: at.max_depth,
+        container: Some(start),
+        others,
+        per_item,
+    };
+    let capacity = r.capacity_beside(n, per_item, others);
+    if let Token::Map(_) = tok {
+        let mut entries = Vec::with_capacity(capacity);
+        for left in (0..n).rev() {
+            let key = N::key(key(r, inner.depth, inner.max_depth, inner.container)?);
+            let entry = Entry {
+                entries: &mut entries,
+                key,
+            };
+            item(r, &inner, left, entry)?;
+        }
+        return Ok(out.put(N::map(entries)));
+    }
+    let mut items = Vec::with_capacity(capacity);
+    for left in (0..n).rev() {
+        item::<N, _>(r, &inner, left, &mut items)?;
+    }
+    Ok(out.put(match tok {
+        Token::Struct { tag, .. } => N::structure(tag, items),
+        _ => N::list(items),
+    }))
+}
+
+/// Reads the token of an item at `depth` for [`deep`].
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn token<'a>(
     r: &mut Reader<'a>,
     depth: u64,
@@ -134,107 +346,6 @@ fn token<'a>(
         .token()
         .map_err(|e| missing_item(e, start, r.len(), container))?;
     Ok((tok, start))
-}
-
-#[inline(always)]
-fn key<'a>(
-    r: &mut Reader<'a>,
-    depth: u64,
-    max_depth: u64,
-    container: Option<usize>,
-) -> Result<&'a str, Error> {
-    match token(r, depth, max_depth, container)? {
-        (Token::String(s), _) => Ok(s),
-        (_, start) => Err(Error::new(
-            ErrorKind::NonStringKey,
-            start,
-            "a string map key",
-        )),
-    }
-}
-
-#[inline]
-fn value<'a, N: Node<'a>>(
-    r: &mut Reader<'a>,
-    depth: u64,
-    max_depth: u64,
-    container: Option<usize>,
-) -> Result<N, Error> {
-    let (tok, start) = token(r, depth, max_depth, container)?;
-    node(r, tok, start, depth, max_depth)
-}
-
-/// The node for a token just read at `start`: a scalar, or a container whose items are
-/// read now.
-#[inline(always)]
-fn node<'a, N: Node<'a>>(
-    r: &mut Reader<'a>,
-    tok: Token<'a>,
-    start: usize,
-    depth: u64,
-    max_depth: u64,
-) -> Result<N, Error> {
-    match tok {
-        Token::List(n) | Token::Map(n) | Token::Struct { len: n, .. } if n > 0 => {
-            container(r, tok, start, depth, max_depth)
-        }
-        tok => Ok(N::scalar(tok)),
-    }
-}
-
-/// Reads the items of the non-empty container whose header `tok` was read at `start`.
-/// Scalar items are pushed straight from their token; only nested containers recurse, so
-/// the common case never passes a value back through a call's return slot.
-fn container<'a, N: Node<'a>>(
-    r: &mut Reader<'a>,
-    tok: Token<'a>,
-    start: usize,
-    depth: u64,
-    max_depth: u64,
-) -> Result<N, Error> {
-    if depth >= RECURSION_DEPTH {
-        return deep(r, tok, start, depth, max_depth);
-    }
-    let inner = depth + 1;
-    match tok {
-        Token::Map(n) => {
-            let mut entries = Vec::with_capacity(r.capacity_for(n, 2));
-            for _ in 0..n {
-                let k = N::key(key(r, inner, max_depth, Some(start))?);
-                let (t, at) = token(r, inner, max_depth, Some(start))?;
-                match t {
-                    Token::Int(i) => entries.push((k, N::scalar(Token::Int(i)))),
-                    Token::Float(f) => entries.push((k, N::scalar(Token::Float(f)))),
-                    Token::String(v) => entries.push((k, N::scalar(Token::String(v)))),
-                    Token::Null => entries.push((k, N::scalar(Token::Null))),
-                    Token::Bool(b) => entries.push((k, N::scalar(Token::Bool(b)))),
-                    t => entries.push((k, node(r, t, at, inner, max_depth)?)),
-                }
-            }
-            Ok(N::map(entries))
-        }
-        Token::List(n) | Token::Struct { len: n, .. } => {
-            let mut items = Vec::with_capacity(r.capacity_for(n, 1));
-            for _ in 0..n {
-                let (t, at) = token(r, inner, max_depth, Some(start))?;
-                // One push per variant, so each value is written straight into the vector
-                // (a shared temporary costs a store-forwarding stall per item).
-                match t {
-                    Token::Int(i) => items.push(N::scalar(Token::Int(i))),
-                    Token::Float(f) => items.push(N::scalar(Token::Float(f))),
-                    Token::String(v) => items.push(N::scalar(Token::String(v))),
-                    Token::Null => items.push(N::scalar(Token::Null)),
-                    Token::Bool(b) => items.push(N::scalar(Token::Bool(b))),
-                    t => items.push(node(r, t, at, inner, max_depth)?),
-                }
-            }
-            Ok(match tok {
-                Token::Struct { tag, .. } => N::structure(tag, items),
-                _ => N::list(items),
-            })
-        }
-        tok => Ok(N::scalar(tok)),
-    }
 }
 
 /// A container being built by [`deep`].
@@ -316,7 +427,11 @@ fn deep<'a, N: Node<'a>>(
         };
         let at = top.start();
         if let Open::Map(_, key_slot @ None, _, _) = top {
-            *key_slot = Some(N::key(key(r, item_depth, max_depth, Some(at))?));
+            // Through `token`, which counts the key's promised slot.
+            *key_slot = match token(r, item_depth, max_depth, Some(at))? {
+                (Token::String(s), _) => Some(N::key(s)),
+                (_, key_start) => return Err(non_string_key(key_start)),
+            };
             continue;
         }
         let (tok, tok_start) = token(r, item_depth, max_depth, Some(at))?;

@@ -60,10 +60,13 @@ pub(crate) struct Reader<'a> {
     /// Item slots declared by open containers and not yet filled (a map entry is two).
     /// Every slot needs at least one byte, so the bytes left minus the slots promised to
     /// others bound what a new container can really hold; pre-allocation uses that bound.
-    promised: u64,
+    pub(crate) promised: u64,
 }
 
-#[inline]
+/// Builds an error, out of line: inlined error values in the decode loops made the
+/// compiler set up every possible error's fields before the loop, on each call.
+#[cold]
+#[inline(never)]
 pub(crate) fn err(kind: ErrorKind, offset: usize, expected: &'static str) -> Error {
     Error::new(kind, offset, expected)
 }
@@ -94,7 +97,14 @@ impl<'a> Reader<'a> {
     #[inline]
     pub(crate) fn capacity_for(&self, n: u32, per_item: u64) -> usize {
         let own = u64::from(n) * per_item;
-        let others = self.promised.saturating_sub(own);
+        self.capacity_beside(n, per_item, self.promised.saturating_sub(own))
+    }
+
+    /// [`Reader::capacity_for`] when the caller knows how many item slots the other open
+    /// containers still hold (`others`; the tree builders count them instead of the
+    /// reader doing it per token).
+    #[inline]
+    pub(crate) fn capacity_beside(&self, n: u32, per_item: u64, others: u64) -> usize {
         let avail = (self.remaining() as u64).saturating_sub(others) / per_item.max(1);
         avail.min(u64::from(n)).max(u64::from(n.min(1))) as usize
     }
@@ -114,8 +124,8 @@ impl<'a> Reader<'a> {
         self.buf.len().saturating_sub(self.pos)
     }
 
-    #[inline]
-    fn array<const N: usize>(
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn array<const N: usize>(
         &mut self,
         start: usize,
         expected: &'static str,
@@ -129,23 +139,23 @@ impl<'a> Reader<'a> {
         Ok(*chunk)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn u8(&mut self, start: usize, expected: &'static str) -> Result<u8, Error> {
         Ok(self.array::<1>(start, expected)?[0])
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn u16(&mut self, start: usize, expected: &'static str) -> Result<u32, Error> {
         Ok(u32::from(u16::from_be_bytes(self.array(start, expected)?)))
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn u32(&mut self, start: usize, expected: &'static str) -> Result<u32, Error> {
         Ok(u32::from_be_bytes(self.array(start, expected)?))
     }
 
     /// Checks a declared size against the spec maximum and a limit.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_size(
         &self,
         start: usize,
@@ -162,7 +172,7 @@ impl<'a> Reader<'a> {
         Ok(size as usize)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn payload(
         &mut self,
         start: usize,
@@ -181,13 +191,18 @@ impl<'a> Reader<'a> {
         Ok(bytes)
     }
 
-    #[inline]
-    fn string(&mut self, start: usize, size: u32) -> Result<Token<'a>, Error> {
+    /// A string of `size` bytes whose marker (and size) were read at `start`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn string(&mut self, start: usize, size: u32) -> Result<&'a str, Error> {
         let len = self.check_size(start, size, self.opts.limits.max_string_len, "string bytes")?;
         let payload_at = self.pos;
+        if let Some(s) = short_ascii(self.buf, payload_at, len) {
+            self.pos = payload_at + len;
+            return Ok(s);
+        }
         let bytes = self.payload(start, len, "string bytes")?;
         match core::str::from_utf8(bytes) {
-            Ok(s) => Ok(Token::String(s)),
+            Ok(s) => Ok(s),
             Err(e) => Err(err(
                 ErrorKind::InvalidUtf8,
                 payload_at + e.valid_up_to(),
@@ -204,7 +219,7 @@ impl<'a> Reader<'a> {
 
     /// Checks a container header: spec maximum, per-container and total limits, and that
     /// the bytes left can hold `size * min_bytes` bytes of items.
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn container(
         &mut self,
         start: usize,
@@ -240,18 +255,61 @@ impl<'a> Reader<'a> {
         Ok(size)
     }
 
-    #[inline]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn structure(&mut self, start: usize, size: u32) -> Result<Token<'a>, Error> {
         let tag = self.u8(start, "a structure tag")?;
         let len = self.container(start, size, 1, "structure fields")?;
         Ok(Token::Struct { tag, len })
     }
 
+    /// The payload of a FLOAT_64 whose marker was read at `start`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn float(&mut self, start: usize) -> Result<f64, Error> {
+        Ok(f64::from_be_bytes(
+            self.array(start, "8 bytes of FLOAT_64")?,
+        ))
+    }
+
+    /// The payload of an INT_8, INT_16, INT_32 or INT_64 `marker` read at `start`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn sized_int(&mut self, start: usize, marker: u8) -> Result<i64, Error> {
+        Ok(match marker {
+            m::INT_8 => i64::from(i8::from_be_bytes(self.array(start, "1 byte of INT_8")?)),
+            m::INT_16 => i64::from(i16::from_be_bytes(self.array(start, "2 bytes of INT_16")?)),
+            m::INT_32 => i64::from(i32::from_be_bytes(self.array(start, "4 bytes of INT_32")?)),
+            _ => i64::from_be_bytes(self.array(start, "8 bytes of INT_64")?),
+        })
+    }
+
+    /// The size and payload of a STRING_8, STRING_16 or STRING_32 `marker` read at
+    /// `start`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn sized_string(&mut self, start: usize, marker: u8) -> Result<&'a str, Error> {
+        let n = match marker {
+            m::STRING_8 => u32::from(self.u8(start, "a STRING_8 size")?),
+            m::STRING_16 => self.u16(start, "a STRING_16 size")?,
+            _ => self.u32(start, "a STRING_32 size")?,
+        };
+        self.string(start, n)
+    }
+
+    /// The header of a tiny list, map or structure (`marker` in `0x90..=0xBF`, read at
+    /// `start`): the size is in the marker's low nibble.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn tiny_container(&mut self, start: usize, marker: u8) -> Result<Token<'a>, Error> {
+        let n = u32::from(marker & 0x0F);
+        match marker {
+            0x90..=0x9F => Ok(Token::List(self.container(start, n, 1, "list items")?)),
+            0xA0..=0xAF => Ok(Token::Map(self.container(start, n, 2, "map entries")?)),
+            _ => self.structure(start, n),
+        }
+    }
+
     /// Reads the token at the current position. On error the position is unspecified.
     ///
     /// Always inlined: returning the large `Result` through memory from an out-of-line
     /// call cost more than the parsing itself (store-forwarding stalls, seen with perf).
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn token(&mut self) -> Result<Token<'a>, Error> {
         let start = self.pos;
         // This item fills one promised slot (none at the top level).
@@ -264,38 +322,13 @@ impl<'a> Reader<'a> {
         match marker {
             0x00..=0x7F => Ok(Token::Int(i64::from(marker))),
             0xF0..=0xFF => Ok(Token::Int(i64::from(marker as i8))),
-            0x80..=0x8F => self.string(start, u32::from(marker & 0x0F)),
-            0x90..=0x9F => Ok(Token::List(self.container(
-                start,
-                u32::from(marker & 0x0F),
-                1,
-                "list items",
-            )?)),
-            0xA0..=0xAF => Ok(Token::Map(self.container(
-                start,
-                u32::from(marker & 0x0F),
-                2,
-                "map entries",
-            )?)),
-            0xB0..=0xBF => self.structure(start, u32::from(marker & 0x0F)),
+            0x80..=0x8F => Ok(Token::String(self.string(start, u32::from(marker & 0x0F))?)),
+            0x90..=0xBF => self.tiny_container(start, marker),
             m::NULL => Ok(Token::Null),
             m::FALSE => Ok(Token::Bool(false)),
             m::TRUE => Ok(Token::Bool(true)),
-            m::FLOAT_64 => Ok(Token::Float(f64::from_be_bytes(
-                self.array(start, "8 bytes of FLOAT_64")?,
-            ))),
-            m::INT_8 => Ok(Token::Int(i64::from(i8::from_be_bytes(
-                self.array(start, "1 byte of INT_8")?,
-            )))),
-            m::INT_16 => Ok(Token::Int(i64::from(i16::from_be_bytes(
-                self.array(start, "2 bytes of INT_16")?,
-            )))),
-            m::INT_32 => Ok(Token::Int(i64::from(i32::from_be_bytes(
-                self.array(start, "4 bytes of INT_32")?,
-            )))),
-            m::INT_64 => Ok(Token::Int(i64::from_be_bytes(
-                self.array(start, "8 bytes of INT_64")?,
-            ))),
+            m::FLOAT_64 => Ok(Token::Float(self.float(start)?)),
+            m::INT_8..=m::INT_64 => Ok(Token::Int(self.sized_int(start, marker)?)),
             m::BYTES_8 => {
                 let n = self.u8(start, "a BYTES_8 size")?;
                 self.bytes(start, u32::from(n))
@@ -308,18 +341,7 @@ impl<'a> Reader<'a> {
                 let n = self.u32(start, "a BYTES_32 size")?;
                 self.bytes(start, n)
             }
-            m::STRING_8 => {
-                let n = self.u8(start, "a STRING_8 size")?;
-                self.string(start, u32::from(n))
-            }
-            m::STRING_16 => {
-                let n = self.u16(start, "a STRING_16 size")?;
-                self.string(start, n)
-            }
-            m::STRING_32 => {
-                let n = self.u32(start, "a STRING_32 size")?;
-                self.string(start, n)
-            }
+            m::STRING_8..=m::STRING_32 => Ok(Token::String(self.sized_string(start, marker)?)),
             m::LIST_8 => {
                 let n = self.u8(start, "a LIST_8 size")?;
                 Ok(Token::List(self.container(
@@ -367,6 +389,100 @@ impl<'a> Reader<'a> {
         }
     }
 }
+
+/// The `len` bytes at `at` in `buf` as a `&str` when they are ASCII, for `len <= 16`:
+/// read as one 16-byte word of the buffer that starts at them (or, at the end of the
+/// buffer, ends with them), the other bytes masked off. `None` otherwise (bytes that are
+/// not ASCII, a longer string, a string that runs past the buffer, a buffer shorter than
+/// 16 bytes), and the caller reads and validates the usual way. Short ASCII strings
+/// (names, keys, labels) are most strings, and `from_utf8` costs about 80 instructions
+/// on one.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(unsafe_code)]
+fn short_ascii(buf: &[u8], at: usize, len: usize) -> Option<&str> {
+    let (bytes, word, keep) = match buf.get(at..).and_then(<[u8]>::first_chunk::<16>) {
+        Some(word) => (word.get(..len)?, word, *FIRST.get(len)?),
+        None => {
+            let word = buf.get(..at.checked_add(len)?)?.last_chunk::<16>()?;
+            (
+                word.get(16_usize.checked_sub(len)?..)?,
+                word,
+                *LAST.get(len)?,
+            )
+        }
+    };
+    if u128::from_le_bytes(*word) & keep != 0 {
+        return None;
+    }
+    // SAFETY: `keep` has the top bit of exactly the bytes of `word` that are `bytes` (the
+    // first `len`, or the last `len`; tables below), and none of them is set: every byte
+    // of `bytes` is ASCII, and ASCII is valid UTF-8.
+    Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// The top bit of every byte of a word.
+const HIGH: u128 = u128::MAX / 0xFF * 0x80;
+
+/// The top bit of each of the first `n` bytes (`n <= 16`) of a little-endian word.
+const fn first(n: u32) -> u128 {
+    if n == 0 {
+        0
+    } else {
+        HIGH >> (8 * (16 - n))
+    }
+}
+
+/// The top bit of each of the last `n` bytes (`n <= 16`) of a little-endian word.
+const fn last(n: u32) -> u128 {
+    if n == 0 {
+        0
+    } else {
+        HIGH << (8 * (16 - n))
+    }
+}
+
+/// `FIRST[n] == first(n)`, looked up rather than shifted (a 128-bit shift by a variable
+/// amount costs a dozen instructions).
+const FIRST: [u128; 17] = [
+    first(0),
+    first(1),
+    first(2),
+    first(3),
+    first(4),
+    first(5),
+    first(6),
+    first(7),
+    first(8),
+    first(9),
+    first(10),
+    first(11),
+    first(12),
+    first(13),
+    first(14),
+    first(15),
+    first(16),
+];
+
+/// `LAST[n] == last(n)`.
+const LAST: [u128; 17] = [
+    last(0),
+    last(1),
+    last(2),
+    last(3),
+    last(4),
+    last(5),
+    last(6),
+    last(7),
+    last(8),
+    last(9),
+    last(10),
+    last(11),
+    last(12),
+    last(13),
+    last(14),
+    last(15),
+    last(16),
+];
 
 /// An open container in [`Decoder`]'s nesting stack.
 /// When an item's marker is missing because the input ended, the item that could not be

@@ -382,16 +382,66 @@ fn release<T: Drain>(node: &mut T, level: u32, deeper: &mut Vec<Children<T>>) {
         None => node.release_leaf(),
         Some(ChildrenMut::Items(items)) => {
             if items.capacity() != 0 {
-                let mut taken = Children::Items(core::mem::take(items));
-                release_children(&mut taken, level, deeper);
+                let mut taken = core::mem::take(items);
+                if release_leaves::<T, (), _>(taken.iter_mut(), |_| {}) {
+                    // `taken` drops with no items: only its buffer is freed.
+                    forget_items(&mut taken);
+                } else {
+                    release_children(&mut Children::Items(taken), level, deeper);
+                }
             }
         }
         Some(ChildrenMut::Entries(entries)) => {
             if entries.capacity() != 0 {
-                let mut taken = Children::Entries(core::mem::take(entries));
-                release_children(&mut taken, level, deeper);
+                let mut taken = core::mem::take(entries);
+                if release_leaves::<T, T::Key, _>(taken.iter_mut(), T::release_key) {
+                    forget_items(&mut taken);
+                } else {
+                    release_children(&mut Children::Entries(taken), level, deeper);
+                }
             }
         }
+    }
+}
+
+/// The innermost containers, whose children are all leaves, the common case: releases
+/// the leaves (and keys) in place, with no call and no frame. Stops at the first child
+/// that is a container and returns false; [`clear`] then walks the children again
+/// (releasing a leaf twice is harmless: it owns nothing the second time).
+#[inline(always)]
+fn release_leaves<'v, T: Drain + 'v, K: 'v, E: EntryParts<'v, T, K>>(
+    children: impl Iterator<Item = E>,
+    release_key: impl Fn(&mut K),
+) -> bool {
+    for child in children {
+        let (key, node) = child.parts();
+        if node.children_mut().is_some() {
+            return false;
+        }
+        if let Some(key) = key {
+            release_key(key);
+        }
+        node.release_leaf();
+    }
+    true
+}
+
+/// A list item, or a map entry's key and value.
+trait EntryParts<'v, T, K> {
+    fn parts(self) -> (Option<&'v mut K>, &'v mut T);
+}
+
+impl<'v, T, K> EntryParts<'v, T, K> for &'v mut T {
+    #[inline(always)]
+    fn parts(self) -> (Option<&'v mut K>, &'v mut T) {
+        (None, self)
+    }
+}
+
+impl<'v, T, K> EntryParts<'v, T, K> for &'v mut (K, T) {
+    #[inline(always)]
+    fn parts(self) -> (Option<&'v mut K>, &'v mut T) {
+        (Some(&mut self.0), &mut self.1)
     }
 }
 
