@@ -1,6 +1,7 @@
 //! Native hydration for the official neo4j driver: the driver's own objects
 //! (`neo4j.time` dates, times, datetimes and durations, `neo4j.spatial` points,
-//! `neo4j.graph` nodes, relationships and paths) built from a decoded [`Structure`]
+//! `neo4j.graph` nodes, relationships and paths, 6.x vectors and unsupported types)
+//! built from a decoded [`Structure`]
 //! without running the driver's Python hydration functions.
 //!
 //! A [`Hydrator`] stands in for the driver's `HydrationScope._hydrate_structure` (the
@@ -204,6 +205,16 @@ const KINDS: &[Kind] = &[
         arity: &[4],
         build: Hydrator::duration,
     },
+    Kind {
+        tag: b'V',
+        arity: &[2],
+        build: Hydrator::vector,
+    },
+    Kind {
+        tag: b'?',
+        arity: &[4],
+        build: Hydrator::unsupported,
+    },
 ];
 
 const NANOS: i64 = 1_000_000_000;
@@ -237,7 +248,8 @@ struct TemporalKit {
 ///
 /// ``Hydrator(functions, broken, *, date_cls=None, srid_table=None, graph=None,
 /// node_cls=None, legacy=False, time_cls=None, fixed_offset=None, datetime_cls=None,
-/// datetime_tags=b"", duration_cls=None, path_cls=None, relationship_cls=None)``:
+/// datetime_tags=b"", duration_cls=None, path_cls=None, relationship_cls=None,
+/// vector_cls=None, vector_types=None, unsupported_cls=None)``:
 /// ``functions`` is the scope's tag → hydration function dict (looked up on every call,
 /// so it stays the driver's), ``broken`` its ``BrokenHydrationObject`` class;
 /// ``date_cls`` enables native ``Date`` (tag ``D``), ``srid_table`` (the driver's SRID →
@@ -248,8 +260,11 @@ struct TemporalKit {
 /// ``time_cls`` and ``fixed_offset`` (``pytz.FixedOffset``) times (``t``, ``T``);
 /// ``datetime_cls`` with ``datetime_tags`` (which of ``d`` (local), ``F`` (Bolt < 5:
 /// wall-clock seconds and an offset), ``I`` (UTC seconds and an offset); needs
-/// ``date_cls`` and ``time_cls``) datetimes with no zone or an offset; ``duration_cls`` durations (``E``). Calling it with a
-/// ``Structure`` returns what the driver's ``_hydrate_structure`` returns for it.
+/// ``date_cls`` and ``time_cls``) datetimes with no zone or an offset; ``duration_cls``
+/// durations (``E``); ``vector_cls`` with ``vector_types`` (element-type byte →
+/// ``(inner vector class, element size)``) vectors (``V``); ``unsupported_cls``
+/// unsupported types (``?``). Calling it with a ``Structure`` returns what the driver's
+/// ``_hydrate_structure`` returns for it.
 ///
 /// ```python
 /// from boltcodec._native import Hydrator, Structure
@@ -267,6 +282,11 @@ pub struct Hydrator {
     srid_table: Option<Py<PyDict>>,
     graph: Option<GraphKit>,
     temporal: Option<TemporalKit>,
+    /// 6.x `neo4j.vector.Vector` and its element-type byte → `(inner class, element
+    /// size)` table, for native vectors (`V`).
+    vector: Option<(Py<PyAny>, Py<PyDict>)>,
+    /// 6.x `neo4j.types.UnsupportedType`, for native unsupported types (`?`).
+    unsupported_cls: Option<Py<PyAny>>,
     object_new: Py<PyAny>,
     tuple_new: Py<PyAny>,
     /// Structures built natively / handed to the driver's function (for tests and
@@ -645,6 +665,74 @@ impl Hydrator {
         Ok(Some(obj))
     }
 
+    /// `V` (6.x): (element type byte, big-endian data), as the driver's `Vector(data,
+    /// dtype)`: the inner vector of the type holding the data (its little-endian copy not
+    /// made yet), in a `Vector`. An unknown type or a length that is not a multiple of the
+    /// element size is the driver's error.
+    fn vector<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some((cls, types)) = &self.vector else {
+            return Ok(None);
+        };
+        let (Some(typ), Some(data)) = (f.exact::<PyBytes>(0)?, f.exact::<PyBytes>(1)?) else {
+            return Ok(None);
+        };
+        let Some(entry) = types.bind(py).get_item(typ)? else {
+            return Ok(None);
+        };
+        let Ok(entry) = entry.cast_into::<PyTuple>() else {
+            return Ok(None);
+        };
+        if entry.len() != 2 {
+            return Ok(None);
+        }
+        let Some(size) = exact_i64(&entry.get_item(1)?).filter(|s| *s > 0) else {
+            return Ok(None);
+        };
+        if data.as_bytes().len() as i64 % size != 0 {
+            return Ok(None);
+        }
+        let inner = self.object_new.bind(py).call1((entry.get_item(0)?,))?;
+        inner.setattr(pyo3::intern!(py, "_data"), data)?;
+        inner.setattr(pyo3::intern!(py, "_data_le"), py.None())?;
+        untrack(&inner); // bytes only
+        let obj = self.new_object(py, cls)?;
+        obj.setattr(pyo3::intern!(py, "_inner"), inner)?;
+        untrack(&obj); // its inner vector only
+        Ok(Some(obj))
+    }
+
+    /// `?` (6.x): (name, minimum Bolt major, minor, extra), as the driver's
+    /// `UnsupportedType._new(name, (major, minor), extra.get("message"))`, for a `str`
+    /// name, `int` versions and a plain dict.
+    fn unsupported<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        let Some(cls) = &self.unsupported_cls else {
+            return Ok(None);
+        };
+        let name = f.get(0)?;
+        let (major, minor) = (f.get(1)?, f.get(2)?);
+        let Some(extra) = f.exact::<PyDict>(3)? else {
+            return Ok(None);
+        };
+        if !name.is_exact_instance_of::<pyo3::types::PyString>()
+            || !major.is_exact_instance_of::<PyInt>()
+            || !minor.is_exact_instance_of::<PyInt>()
+        {
+            return Ok(None);
+        }
+        let message = match extra.get_item(pyo3::intern!(py, "message"))? {
+            Some(m) => m,
+            None => py.None().into_bound(py),
+        };
+        let obj = self.new_object(py, cls)?;
+        obj.setattr(pyo3::intern!(py, "_name"), name)?;
+        obj.setattr(
+            pyo3::intern!(py, "_minimum_protocol_version"),
+            PyTuple::new(py, [major, minor])?,
+        )?;
+        obj.setattr(pyo3::intern!(py, "_message"), message)?;
+        Ok(Some(obj))
+    }
+
     /// `X`: (srid, x, y); `Y`: (srid, x, y, z).
     fn point<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
         let Some(table) = &self.srid_table else {
@@ -933,7 +1021,8 @@ impl Hydrator {
         functions, broken, *, date_cls = None, srid_table = None, graph = None,
         node_cls = None, legacy = false, time_cls = None, fixed_offset = None,
         datetime_cls = None, datetime_tags = None, duration_cls = None, path_cls = None,
-        relationship_cls = None,
+        relationship_cls = None, vector_cls = None, vector_types = None,
+        unsupported_cls = None,
     ))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn new(
@@ -952,6 +1041,9 @@ impl Hydrator {
         duration_cls: Option<Py<PyAny>>,
         path_cls: Option<Py<PyAny>>,
         relationship_cls: Option<Py<PyAny>>,
+        vector_cls: Option<Py<PyAny>>,
+        vector_types: Option<Py<PyDict>>,
+        unsupported_cls: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let graph = match (graph, node_cls) {
             (Some(graph), Some(node_cls)) => {
@@ -1000,6 +1092,8 @@ impl Hydrator {
             srid_table,
             graph,
             temporal,
+            vector: vector_cls.zip(vector_types),
+            unsupported_cls,
             object_new,
             tuple_new,
             native: AtomicU64::new(0),
@@ -1050,6 +1144,13 @@ impl Hydrator {
                 visit.call(p)?;
                 visit.call(r)?;
             }
+        }
+        if let Some((c, t)) = &self.vector {
+            visit.call(c)?;
+            visit.call(t)?;
+        }
+        if let Some(c) = &self.unsupported_cls {
+            visit.call(c)?;
         }
         if let Some(k) = &self.temporal {
             visit.call(&k.time_cls)?;

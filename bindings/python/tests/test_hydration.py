@@ -157,11 +157,57 @@ def other_cases() -> list[t.Any]:
         S(b"V", b"\xff", b""),
         S(b"U", "unsupported", 6, 0, {}),
         S(b"U"),
+        *vector_cases(),
+        *unsupported_cases(),
         S(b"Q", 1, 2, 3),
         S(b"\x00"),
         S(b""),
         S(b"DD", 1),
         S("D", 1),
+    ]
+
+
+VECTOR_TYPES = b"\xc8\xc9\xca\xcb\xc6\xc1"
+
+
+def vector_cases() -> list[t.Any]:
+    """6.x vectors: every element type with empty data, one element, many, NaN and
+    infinities among the floats, lengths that are not a multiple of the element size;
+    unknown element types and unusual field types (the driver's errors)."""
+    nan_inf = bytes.fromhex("7ff8000000000000fff0000000000000") + bytes.fromhex("7fc00000ff800000")
+    data = [b"", b"\x01" * 8, bytes(range(256)) * 3, nan_inf, b"\x01", b"\x01" * 7, b"\xff" * 9]
+    cases = [S(b"V", bytes([typ]), d) for typ in VECTOR_TYPES for d in data]
+    return [
+        *cases,
+        S(b"V", b"\xff", b""),
+        S(b"V", b"", b""),
+        S(b"V", b"\xc8\xc8", b"\x01"),
+        S(b"V", "\xc8", b"\x01"),
+        S(b"V", b"\xc8", "\x01"),
+        S(b"V", b"\xc8", bytearray(b"\x01")),
+        S(b"V", b"\xc8", [1, 2]),
+        S(b"V", b"\xc8"),
+        S(b"V", b"\xc8", b"\x01", b"\x02"),
+    ]
+
+
+def unsupported_cases() -> list[t.Any]:
+    """6.x unsupported types (``?``): with and without a message, any message value, huge
+    and negative versions; fields of other types or counts (the driver's errors)."""
+    return [
+        S(b"?", "VECTOR", 6, 0, {}),
+        S(b"?", "FUTURE", 7, 3, {"message": "upgrade"}),
+        S(b"?", "FUTURE", 7, 3, {"message": None, "other": [1]}),
+        S(b"?", "X", I64_MAX, I64_MIN, {"message": {"nested": 1}}),
+        S(b"?", "", 0, 0, {"messages": "not it"}),
+        S(b"?", 1, 6, 0, {}),
+        S(b"?", "X", "6", 0, {}),
+        S(b"?", "X", 6, 0.5, {}),
+        S(b"?", "X", 6, 0, None),
+        S(b"?", "X", 6, 0, ["message"]),
+        S(b"?", "X", 6, 0),
+        S(b"?", "X", 6, 0, {}, 1),
+        S(b"?"),
     ]
 
 
@@ -542,3 +588,67 @@ def test_leaves_are_untracked_by_the_gc_and_entities_stay_tracked() -> None:
     del scope, h, node, rel, path, v
     gc.collect()
     assert graph() is None
+
+
+@pytest.mark.parametrize(("name", "handler"), HANDLERS, ids=HANDLER_IDS)
+def test_vectors_and_unsupported_types_are_built_natively_as_the_release_builds_them(
+    name, handler
+) -> None:
+    """Both classes compare and hash by identity: every slot and attribute, ``repr``,
+    ``str`` and the values read back must be the driver's."""
+    functions = handler().struct_hydration_functions
+    if b"V" not in functions and b"?" not in functions:
+        pytest.skip(f"{name}: no vectors or unsupported types on this Bolt version")
+    native = built = 0
+    for s in vector_cases() + unsupported_cases():
+        _scope, hydrator = native_scope(handler)
+        theirs = handler().new_hydration_scope().hydration_hooks[S]
+        got, want = hydrator(s), theirs(s)
+        assert canon(got) == canon(want), (name, s)
+        if type(want).__name__ == "BrokenHydrationObject":
+            assert hydrator.counts[0] == 0, (name, s)
+            continue
+        assert _hydration._state(got) == _hydration._state(want), (name, s)
+        assert (repr(got), str(got)) == (repr(want), str(want)), (name, s)
+        if s.tag == b"V":
+            assert got.raw() == want.raw(), (name, s)
+            assert got.dtype == want.dtype, (name, s)
+            assert got.raw(byteorder="little") == want.raw(byteorder="little"), (name, s)
+            assert canon(got.to_native()) == canon(want.to_native()), (name, s)
+            assert len(got) == len(want), (name, s)
+        else:
+            assert (got.name, got.minimum_protocol_version, got.message) == (
+                want.name,
+                want.minimum_protocol_version,
+                want.message,
+            ), (name, s)
+        if type(got).__eq__ is object.__eq__:  # identity, as the driver's
+            assert got != want, (name, s)
+        else:
+            assert got == want, (name, s)
+            assert hash(got) == hash(want), (name, s)
+        # Natively: the usual fields, of exactly the types the driver's protocol sends.
+        types = {b"V": [bytes, bytes], b"?": [str, int, int, dict]}[s.tag]
+        built += [type(x) for x in s.fields] == types
+        native += hydrator.counts[0]
+    # Every vector and unsupported type the driver builds without an error from such
+    # fields is native.
+    assert native == built, (native, built)
+    assert built >= 6 * 4 + 5, built
+
+
+def test_a_native_vector_is_the_drivers_vector() -> None:
+    functions = HANDLERS[-1][1]().struct_hydration_functions
+    if b"V" not in functions:
+        pytest.skip("no vectors on this release")
+    from neo4j.vector import Vector
+
+    _scope, h = native_scope(HANDLERS[-1][1])
+    v = h(S(b"V", b"\xc9", b"\x00\x01\xff\xfe"))
+    assert type(v) is Vector
+    assert v.to_native() == [1, -2]
+    assert v.raw() == Vector([1, -2], "i16").raw()
+    assert h(S(b"V", b"\xc6", b"")).to_native() == []
+    assert h.counts == (2, 0)
+    assert "V" in _hydration.state["kinds"]
+    assert "?" in _hydration.state["kinds"]

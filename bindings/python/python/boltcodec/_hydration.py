@@ -24,16 +24,25 @@ Recognised means, on the running driver release, not from a list of versions:
   object and the whole graph afterwards, on two fresh graph hydrators). A kind that fails
   the check stays the driver's.
 
+* 6.x: ``hydrate_vector`` for ``V`` (its module's element-type table and ``Vector``, each
+  type's inner vector class from the vector module's ``_get_type``) and
+  ``hydrate_unsupported`` for ``?`` (its module's ``UnsupportedType``), checked the same
+  way on every element type (empty vectors too) and on unsupported types with and
+  without a message. Both classes compare and hash by identity, so there the check
+  compares every attribute and slot, ``repr`` and ``str`` (``_same_state``).
+
 Each function is checked once (the result is kept with the function). Values the native
 builders do not handle (out of range, zero date, unknown SRID, named time zones (``f``,
-``i``), vectors, unsupported types, unusual field types) are passed to the driver's own
-function, so their results and errors are the driver's.
+``i``), unknown vector types or lengths not a multiple of the element size, unusual field
+types) are passed to the driver's own function, so their results and errors are the
+driver's.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import typing as t
 
 from . import _native, _records
@@ -163,6 +172,43 @@ def _same(a: t.Any, b: t.Any) -> bool:
     )
 
 
+_MISSING = object()
+
+
+def _state(v: t.Any, depth: int = 0) -> t.Any:
+    """Everything an object holds: its type, slots and ``__dict__``, recursively."""
+    if v is None or type(v) in (bool, int, float, str, bytes) or depth > 4:
+        return (type(v).__name__, repr(v))
+    if type(v) in (tuple, list):
+        return (type(v).__name__, [_state(x, depth + 1) for x in v])
+    cls = type(v)
+    out: list[t.Any] = [cls]
+    for c in cls.__mro__:
+        slots = getattr(c, "__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__weakref__", "__dict__"):
+                out.append((c.__name__, name, _state(getattr(v, name, _MISSING), depth + 1)))
+    if hasattr(v, "__dict__"):
+        out.append([(k, _state(x, depth + 1)) for k, x in vars(v).items()])
+    return out
+
+
+def _same_state(a: t.Any, b: t.Any) -> bool:
+    """Tell whether two values of a class that may compare by identity are alike.
+
+    For ``Vector`` and ``UnsupportedType``: the same state, ``repr`` and ``str``, and
+    where the class defines ``==`` or ``hash``, what :func:`_same` asks.
+    """
+    if type(a) is not type(b) or _state(a) != _state(b):
+        return False
+    if (repr(a), str(a)) != (repr(b), str(b)):
+        return False
+    cls = type(a)
+    if cls.__eq__ is object.__eq__ and cls.__hash__ is object.__hash__:
+        return True  # identity: two objects are never equal, as two of the driver's
+    return _same(a, b)
+
+
 def _outcome(fn: t.Callable[[], t.Any]) -> tuple:
     try:
         return ("ok", fn())
@@ -258,10 +304,12 @@ def _point_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | 
     return ({"srid_table": table} if ok else {}), (None if ok else problem)
 
 
-def _differs(h: t.Any, functions: dict, samples: list[t.Any]) -> str | None:
+def _differs(
+    h: t.Any, functions: dict, samples: list[t.Any], same: t.Callable = _same
+) -> str | None:
     """Compare ``h`` with the driver's functions on ``samples``.
 
-    Each sample the driver builds without an error must be equal and built natively.
+    Each sample the driver builds without an error must be ``same`` and built natively.
     """
     built = 0
     for s in samples:
@@ -271,7 +319,7 @@ def _differs(h: t.Any, functions: dict, samples: list[t.Any]) -> str | None:
             continue  # the driver's error: the Hydrator hands such values to it
         built += 1
         mine = h(s)
-        if not _same(mine, theirs):
+        if not same(mine, theirs):
             return f"{s!r}: {mine!r} instead of {theirs!r}"
     if h.counts[0] != built:
         return f"{h.counts[0]} of {built} samples were built natively"
@@ -363,6 +411,75 @@ def _duration_kit(functions: dict, broken: type, kits: dict) -> tuple[dict, str 
 
     ok, problem = _check(f, run)
     return ({"duration_cls": duration_cls} if ok else {}), (None if ok else problem)
+
+
+#: Element types and data the native Vector is checked on: every type of the release's
+#: table gets these (those whose length is not a multiple of the element size are the
+#: driver's error, skipped by the check).
+VECTOR_DATA = (b"", bytes(range(1, 9)), bytes(range(200, 256)) + bytes(8), b"\x80" * 24)
+
+
+def _vector_kit(  # noqa: PLR0911 (one reason per way the release can differ)
+    functions: dict, broken: type, _kits: dict
+) -> tuple[dict, str | None]:
+    if b"V" not in functions:
+        return {}, ""  # a release (or Bolt version) without vectors
+    f = _named(functions, b"V", "hydrate_vector")
+    if f is None:
+        return {}, "no hydrate_vector for tag V"
+    module = getattr(f, "__globals__", {})
+    lookup, vector_cls = module.get("_DTYPE_LOOKUP"), module.get("Vector")
+    if type(lookup) is not dict or not isinstance(vector_cls, type):
+        return {}, "hydrate_vector's module has no _DTYPE_LOOKUP dict or Vector class"
+    get_type = getattr(sys.modules.get(vector_cls.__module__), "_get_type", None)
+    if get_type is None:
+        return {}, "Vector's module has no _get_type"
+    types = {}
+    for typ, dtype in lookup.items():
+        inner = get_type(dtype)
+        if type(typ) is not bytes or not isinstance(inner, type):
+            return {}, f"element type {typ!r} has no inner vector class"
+        size = getattr(inner, "size", None)
+        if type(size) is not int or size <= 0:
+            return {}, f"{inner.__name__} has no element size"
+        types[typ] = (inner, size)
+    kit = {"vector_cls": vector_cls, "vector_types": types}
+
+    def run() -> str | None:
+        h = _native.Hydrator({b"V": f}, broken, **kit)
+        samples = [S(b"V", typ, data) for typ in lookup for data in VECTOR_DATA]
+        return _differs(h, {b"V": f}, samples, _same_state)
+
+    ok, problem = _check(f, run)
+    return (kit if ok else {}), (None if ok else problem)
+
+
+#: Unsupported types (``?``) the native UnsupportedType is checked on.
+UNSUPPORTED_SAMPLES = [
+    S(b"?", "VECTOR", 6, 0, {}),
+    S(b"?", "X", 7, 12, {"message": "needs a newer driver"}),
+    S(b"?", "", -1, 2**70, {"other": 1, "message": None}),
+    S(b"?", "Y", 6, 0, {"message": ["not", "a", "str"]}),
+]
+
+
+def _unsupported_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | None]:
+    if b"?" not in functions:
+        return {}, ""  # a release (or Bolt version) without unsupported types
+    f = _named(functions, b"?", "hydrate_unsupported")
+    if f is None:
+        return {}, "no hydrate_unsupported for tag ?"
+    cls = getattr(f, "__globals__", {}).get("UnsupportedType")
+    if not isinstance(cls, type):
+        return {}, "hydrate_unsupported's module has no UnsupportedType class"
+    kit = {"unsupported_cls": cls}
+
+    def run() -> str | None:
+        h = _native.Hydrator({b"?": f}, broken, **kit)
+        return _differs(h, {b"?": f}, UNSUPPORTED_SAMPLES, _same_state)
+
+    ok, problem = _check(f, run)
+    return (kit if ok else {}), (None if ok else problem)
 
 
 def _graph_samples() -> list[t.Any]:
@@ -533,6 +650,8 @@ KIND_TAGS = {
     "_time_kit": "tT",
     "_datetime_kit": "",
     "_duration_kit": "E",
+    "_vector_kit": "V",
+    "_unsupported_kit": "?",
 }
 
 
@@ -562,10 +681,14 @@ def _hydrator_for(hook: t.Any) -> tuple[t.Any, str, tuple[str, ...]]:
         ("Time", _time_kit),
         ("DateTime", _datetime_kit),
         ("Duration", _duration_kit),
+        ("Vector", _vector_kit),
+        ("UnsupportedType", _unsupported_kit),
     ):
         # Each kit may build on the ones before it (paths on the graph, datetimes on
         # dates and times).
         kit, problem = make(functions, broken, kits)
+        if problem == "":
+            continue  # the kind does not exist on this release or Bolt version
         if problem is None:
             kits.update(kit)
             kinds.append(KIND_TAGS[make.__name__] or kit["datetime_tags"].decode())

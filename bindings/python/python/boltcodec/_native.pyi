@@ -230,9 +230,10 @@ class Hydrator:
     """Native hydration for one result of the neo4j driver (see ``boltcodec._hydration``).
 
     Called with a ``Structure``, returns what the driver's ``_hydrate_structure`` returns:
-    dates, points, nodes, relationships, paths, times, datetimes with no zone or an offset
-    and durations built natively when enabled, everything else by the driver's function
-    for the tag (an exception becoming ``broken(error, s)``).
+    dates, points, nodes, relationships, paths, times, datetimes with no zone or an offset,
+    durations, and (6.x) vectors and unsupported types built natively when enabled,
+    everything else by the driver's function for the tag (an exception becoming
+    ``broken(error, s)``).
     """
 
     def __new__(
@@ -252,6 +253,9 @@ class Hydrator:
         duration_cls: type | None = None,
         path_cls: type | None = None,
         relationship_cls: type | None = None,
+        vector_cls: type | None = None,
+        vector_types: dict[bytes, tuple[type, int]] | None = None,
+        unsupported_cls: type | None = None,
     ) -> Hydrator: ...
     def __call__(self, value: Structure, /) -> Any: ...
     @property
