@@ -59,6 +59,16 @@ QUERIES: dict[str, tuple[str, dict[str, t.Any]]] = {
     ),
 }
 
+#: Neo4j 2026.x (``NEO4J_FLAVOUR=2026``, set by scripts/with-neo4j.sh) has VECTOR values
+#: (Bolt 6.0): Arrow fixed-size lists of the element type.
+if os.environ.get("NEO4J_FLAVOUR") == "2026":
+    QUERIES["vectors"] = (
+        "CYPHER 25 RETURN vector([1.5, -2.25, 0.0], 3, FLOAT32) AS f32, "
+        "vector([1, -2, 127], 3, INTEGER8) AS i8, "
+        "vector([0.5, 1e300], 2, FLOAT64) AS f64, vector([-70000, 3], 2, INTEGER32) AS i32",
+        {},
+    )
+
 # Property values of one type (integers): a map column whose values mix types would be
 # canonical text (the crate's rule), which the mixed-column test covers.
 SETUP = (
@@ -136,6 +146,8 @@ def canon(v: t.Any) -> t.Any:
         return {"time": [v.ticks, round(offset.total_seconds())]}
     if isinstance(v, Duration):
         return {"duration": [v.months, v.days, v.seconds * NS + v.nanoseconds]}
+    if type(v).__name__ == "Vector" and hasattr(v, "to_native"):  # neo4j.vector (6.0+)
+        return [canon(x) for x in v.to_native()]
     if isinstance(v, Point):
         z = v[2] if len(v) > 2 else None
         return {"point": [v.srid, _float(v[0]), _float(v[1]), None if z is None else _float(z)]}
@@ -193,6 +205,9 @@ def canon_arrow(array: t.Any) -> list[t.Any]:
         values = canon_arrow(array.values)
         offsets = array.offsets.to_pylist()
         return masked([values[a:b] for a, b in zip(offsets, offsets[1:])])
+    if pa.types.is_fixed_size_list(typ):  # a vector
+        values, size = canon_arrow(array.values), typ.list_size
+        return masked([values[i * size : (i + 1) * size] for i in range(len(array))])
     if pa.types.is_date32(typ):
         return masked([{"date": v} for v in array.cast(pa.int32()).to_pylist()])
     if pa.types.is_time64(typ):

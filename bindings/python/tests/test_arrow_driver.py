@@ -4,8 +4,9 @@ Against a real server (NEO4J_BOLT_PORT, set by scripts/test.sh): every Cypher ty
 by value against the pure-Python driver's records (read in a child process with the
 drop-in off), nulls, an empty result, a column whose type changes after the first PULL
 batch, a type change after the first Arrow batch (a clear error, the connection still
-usable), and the fallback when the receive path is off. Without a server: the sink fed
-hostile RECORDs directly.
+usable), and the fallback when the receive path is off; against Neo4j 2026.x
+(``NEO4J_FLAVOUR=2026``: scripts/test.sh runs this file a second time there) VECTOR
+values too. Without a server: the sink fed hostile RECORDs directly.
 """
 
 from __future__ import annotations
@@ -156,6 +157,10 @@ def arrow_of(driver, name: str):
 
 
 COMPARED = ["scalars", "containers", "temporal", "spatial", "graph", "nulls", "type_change"]
+#: VECTOR values exist from Neo4j 2026.x on (arrow_queries.QUERIES has them only there).
+NEEDS_2026 = pytest.mark.skipif(
+    os.environ.get("NEO4J_FLAVOUR") != "2026", reason="VECTOR values need Neo4j 2026.x"
+)
 
 
 @needs_server
@@ -166,6 +171,19 @@ def test_every_value_equals_the_pure_drivers(driver, pure: dict, name: str) -> N
     assert len(ours) == len(pure[name])
     for i, (mine, theirs) in enumerate(zip(ours, pure[name])):
         assert mine == theirs, (name, i)
+
+
+@needs_server
+@NEEDS_2026
+def test_vectors_are_fixed_size_lists_equal_to_the_pure_drivers(driver, pure: dict) -> None:
+    table = arrow_of(driver, "vectors")
+    types = {f.name: f.type for f in table.schema}
+    assert types["f32"] == pa.list_(pa.float32(), 3)
+    assert types["i8"] == pa.list_(pa.int8(), 3)
+    assert types["f64"] == pa.list_(pa.float64(), 2)
+    assert types["i32"] == pa.list_(pa.int32(), 2)
+    assert table.column("i32").to_pylist() == [[-70000, 3]]
+    assert plain(q.canon_table(table)) == pure["vectors"]
 
 
 @needs_server
