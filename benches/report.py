@@ -24,7 +24,8 @@ START, END = "<!-- criterion:start -->", "<!-- criterion:end -->"
 DECODE_PAIRS = [
     ("boltcodec-ref", "rmpv-ref", "borrowed: boltcodec ValueRef vs rmpv ValueRef"),
     ("boltcodec-owned", "rmpv-owned", "owned: boltcodec Value vs rmpv Value"),
-    ("boltcodec-serde", "rmp-serde", "typed serde: boltcodec vs rmp-serde"),
+    ("boltcodec-serde", "rmp-serde", "serde, untagged enum cells: boltcodec vs rmp-serde"),
+    ("boltcodec-typed", "rmp-typed", "serde, typed structs: boltcodec vs rmp-serde"),
 ]
 ENCODE_PAIRS = [("boltcodec-owned", "rmpv-owned", "boltcodec Value vs rmpv Value")]
 

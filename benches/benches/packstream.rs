@@ -2,7 +2,8 @@
 //!
 //! Groups are named `<workload>/<direction>`; functions are `boltcodec-ref` (borrowed
 //! `ValueRef`), `boltcodec-owned` (`Value`), `rmpv-ref`, `rmpv-owned`, and for the typed
-//! record workloads `boltcodec-serde` and `rmp-serde`. `benches/report.py` turns the
+//! record workloads `boltcodec-serde` and `rmp-serde` (cells as an untagged enum) and
+//! `boltcodec-typed` and `rmp-typed` (concrete structs). `benches/report.py` turns the
 //! results into the ratio tables of `benches/RESULTS.md`.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items
@@ -10,7 +11,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use boltcodec_benches::{encode_all, nested_lists, records, Row};
+use boltcodec_benches::{encode_all, nested_lists, records, Row, TypedRecord, TypedWideRecord};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use packstream::{Encoder, Value, ValueRef};
 use serde::Deserialize;
@@ -141,6 +142,34 @@ fn record_batches(c: &mut Criterion) {
                 }
             })
         });
+        // The same records into concrete structs (no untagged enum).
+        fn typed<'a, T: Deserialize<'a>>(
+            g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+            spans: &[&'a [u8]],
+            mb: &'a [u8],
+            rows: usize,
+        ) {
+            g.bench_function("boltcodec-typed", |b| {
+                b.iter(|| {
+                    for span in spans {
+                        black_box(packstream::from_slice::<T>(span).expect("decodes"));
+                    }
+                })
+            });
+            g.bench_function("rmp-typed", |b| {
+                b.iter(|| {
+                    let mut de = rmp_serde::Deserializer::from_read_ref(mb);
+                    for _ in 0..rows {
+                        black_box(T::deserialize(&mut de).expect("decodes"));
+                    }
+                })
+            });
+        }
+        if wide {
+            typed::<TypedWideRecord<'_>>(&mut g, &spans, &mb, rows);
+        } else {
+            typed::<TypedRecord<'_>>(&mut g, &spans, &mb, rows);
+        }
         g.finish();
         let mut g = c.benchmark_group(format!("{name}/encode"));
         g.throughput(Throughput::Elements(rows as u64));

@@ -8,12 +8,13 @@
 //!
 //! WORKLOAD: `lists_NxM`, `records_10000x3`, `rows_350x20` (as in the criterion bench).
 //! IMPL: decode with `ref`, `owned` (boltcodec trees), `rmpv-ref`, `rmpv-owned`,
-//! `serde`, `rmp-serde` (typed rows; record workloads only), `tokens` (the pull decoder,
+//! `serde`, `rmp-serde` (rows of an untagged enum per cell; record workloads only),
+//! `typed`, `rmp-typed` (the same records into concrete structs), `tokens` (the pull decoder,
 //! every token) and `flat` (the bare tokenizer under it, no nesting bookkeeping); encode
 //! with `encode` and `rmpv-encode`. `benches/icount.sh` runs the table of RESULTS.md.
 use std::hint::black_box;
 
-use boltcodec_benches::{encode_all, nested_lists, records, Row};
+use boltcodec_benches::{encode_all, nested_lists, records, Row, TypedRecord, TypedWideRecord};
 use packstream::{Encoder, Value, ValueRef};
 use serde::Deserialize;
 
@@ -37,13 +38,42 @@ fn main() {
         .unzip();
     let all_mb: Vec<u8> = mb.concat();
     let mut out = Vec::with_capacity(pb.iter().map(Vec::len).sum());
-    measured(imp, iters, (&ps, &mp), (&pb, &mb, &all_mb), &mut out);
+    measured(
+        workload,
+        imp,
+        iters,
+        (&ps, &mp),
+        (&pb, &mb, &all_mb),
+        &mut out,
+    );
+}
+
+/// Typed decode of every record: one `from_slice` per record for boltcodec, one
+/// rmp-serde deserializer over the concatenated records.
+fn typed(workload: &str, ours: bool, pb: &[Vec<u8>], all_mb: &[u8], n: usize) {
+    fn run<'a, T: Deserialize<'a>>(ours: bool, pb: &'a [Vec<u8>], all_mb: &'a [u8], n: usize) {
+        if ours {
+            pb.iter().for_each(|b| {
+                black_box(packstream::from_slice::<T>(black_box(b)).ok());
+            });
+        } else {
+            let mut de = rmp_serde::Deserializer::from_read_ref(black_box(all_mb));
+            for _ in 0..n {
+                black_box(T::deserialize(&mut de).ok());
+            }
+        }
+    }
+    match workload {
+        "records_10000x3" => run::<TypedRecord<'_>>(ours, pb, all_mb, n),
+        _ => run::<TypedWideRecord<'_>>(ours, pb, all_mb, n),
+    }
 }
 
 /// The measured loop, on its own so that a profile can be limited to it
 /// (`valgrind --tool=callgrind --toggle-collect='*measured*' ...`).
 #[inline(never)]
 fn measured(
+    workload: &str,
     imp: &str,
     iters: usize,
     (ps, mp): (&[Value], &[rmpv::Value]),
@@ -75,6 +105,8 @@ fn measured(
                     black_box(Row::deserialize(&mut de).ok());
                 }
             }
+            // The same records into concrete structs (no untagged enum).
+            "typed" | "rmp-typed" => typed(workload, imp == "typed", pb, all_mb, mb.len()),
             "encode" => {
                 out.clear();
                 let mut enc = Encoder::new(&mut *out);

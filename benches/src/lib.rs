@@ -104,3 +104,50 @@ pub enum Cell<'a> {
     /// Null.
     Null(()),
 }
+
+/// `records_10000x3` decoded into concrete types: the RECORD's tag, then its three
+/// fields (an integer, a float, a borrowed string) as a tuple struct. Unlike [`Row`],
+/// no untagged enum: serde asks for each field's type, which measures the deserializer
+/// rather than serde's variant-guessing machinery.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+pub struct TypedRecord<'a>(u8, #[serde(borrow)] Fields3<'a>);
+
+/// The three fields of a `records_10000x3` RECORD.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+pub struct Fields3<'a>(i64, f64, &'a str);
+
+/// `rows_350x20` decoded into concrete types: the RECORD's tag, then its 20 columns as
+/// a struct with named fields (read from the list in order), the nullable boolean
+/// columns as `Option<bool>`.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+pub struct TypedWideRecord<'a>(u8, #[serde(borrow)] Wide<'a>);
+
+/// The 20 columns of a `rows_350x20` RECORD (column `j` by `j % 5`: integer, integer,
+/// float, string, nullable boolean).
+#[derive(Deserialize)]
+#[allow(dead_code)]
+pub struct Wide<'a> {
+    id0: i64,
+    n0: i64,
+    x0: f64,
+    name0: &'a str,
+    flag0: Option<bool>,
+    id1: i64,
+    n1: i64,
+    x1: f64,
+    name1: &'a str,
+    flag1: Option<bool>,
+    id2: i64,
+    n2: i64,
+    x2: f64,
+    name2: &'a str,
+    flag2: Option<bool>,
+    id3: i64,
+    n3: i64,
+    x3: f64,
+    name3: &'a str,
+    flag3: Option<bool>,
+}

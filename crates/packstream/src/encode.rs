@@ -140,7 +140,10 @@ impl<S: Sink + ?Sized> Sink for &mut S {
 /// container's loop; only nested containers recurse (a call per scalar cost more than the
 /// writing itself). `$depth` containers are open around the value.
 macro_rules! write_tree {
-    ($enc:ident, $v:expr, $ty:ident, $method:ident, $depth:expr) => {{
+    ($enc:ident, $v:expr, $ty:ident, $method:ident, $list:ident, $depth:expr) => {{
+        // An item: scalars written in place, lists by a small function of their own
+        // (re-entering this one per small list cost as much as writing the list:
+        // `lists_1000x1`, a RECORD's field list).
         macro_rules! item {
             ($item:expr) => {
                 match $item {
@@ -149,6 +152,9 @@ macro_rules! write_tree {
                     $ty::String(s) => $enc.write_str(s)?,
                     $ty::Null => $enc.write_null(),
                     $ty::Bool(b) => $enc.write_bool(*b),
+                    $ty::List(items) if $depth + 1 < RECURSION_DEPTH => {
+                        $enc.$list(items, $depth + 1)?
+                    }
                     other => $enc.$method(other, $depth + 1)?,
                 }
             };
@@ -180,6 +186,25 @@ macro_rules! write_tree {
                 }
             }
             $ty::Uuid(u) => $enc.write_uuid(u)?,
+        }
+        Ok(())
+    }};
+}
+
+/// Writes a list's header and items: scalars in the loop, anything else by a call
+/// (`$depth` is the list's own depth).
+macro_rules! write_items {
+    ($enc:ident, $items:expr, $ty:ident, $method:ident, $depth:expr) => {{
+        $enc.write_list_header($items.len())?;
+        for it in $items {
+            match it {
+                $ty::Int(i) => $enc.write_int(*i),
+                $ty::Float(f) => $enc.write_float(*f),
+                $ty::String(s) => $enc.write_str(s)?,
+                $ty::Null => $enc.write_null(),
+                $ty::Bool(b) => $enc.write_bool(*b),
+                other => $enc.$method(other, $depth + 1)?,
+            }
         }
         Ok(())
     }};
@@ -423,14 +448,34 @@ impl<B: Sink> Encoder<B> {
         if depth >= RECURSION_DEPTH {
             return self.write_deep(v);
         }
-        write_tree!(self, v, ValueRef, write_value_ref_at, depth)
+        write_tree!(
+            self,
+            v,
+            ValueRef,
+            write_value_ref_at,
+            write_list_ref_at,
+            depth
+        )
     }
 
     fn write_value_at(&mut self, v: &Value, depth: u32) -> Result<(), EncodeError> {
         if depth >= RECURSION_DEPTH {
             return self.write_deep(v);
         }
-        write_tree!(self, v, Value, write_value_at, depth)
+        write_tree!(self, v, Value, write_value_at, write_list_at, depth)
+    }
+
+    /// Writes a list at `depth` (below [`RECURSION_DEPTH`]): its scalars in the loop,
+    /// anything else through [`Self::write_value_ref_at`].
+    #[inline(never)]
+    fn write_list_ref_at(&mut self, items: &[ValueRef<'_>], depth: u32) -> Result<(), EncodeError> {
+        write_items!(self, items, ValueRef, write_value_ref_at, depth)
+    }
+
+    /// [`Self::write_list_ref_at`] for owned values.
+    #[inline(never)]
+    fn write_list_at(&mut self, items: &[Value], depth: u32) -> Result<(), EncodeError> {
+        write_items!(self, items, Value, write_value_at, depth)
     }
 
     /// Writes a value nested deeper than [`RECURSION_DEPTH`] with an explicit stack.

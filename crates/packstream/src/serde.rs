@@ -54,6 +54,7 @@ use serde::ser::{self, Serialize};
 use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};
+use crate::marker as m;
 use crate::reader::{Reader, Token};
 
 /// Errors of serde (de)serialisation.
@@ -148,7 +149,6 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         reader: Reader::new(bytes, *opts),
         depth: 0,
         max_depth: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
-        peeked: None,
         last_start: 0,
     };
     let v = T::deserialize(&mut de).map_err(|e| match e {
@@ -158,8 +158,8 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
         },
         other => other,
     })?;
-    if de.peeked.is_some() || de.reader.pos() < bytes.len() {
-        let at = de.peeked.map_or(de.reader.pos(), |(start, _)| start);
+    if de.reader.pos() < bytes.len() {
+        let at = de.reader.pos();
         return Err(crate::Error::new(ErrorKind::TrailingBytes, at, "the end of the input").into());
     }
     Ok(v)
@@ -633,30 +633,81 @@ struct Deserializer<'de> {
     reader: Reader<'de>,
     depth: u32,
     max_depth: u32,
-    /// A token read ahead (by `deserialize_option`) with its start offset.
-    peeked: Option<(usize, Token<'de>)>,
     /// Start offset of the last token read, for data errors.
     last_start: usize,
 }
 
 impl<'de> Deserializer<'de> {
+    #[inline(always)]
     fn next(&mut self) -> Result<Token<'de>, Error> {
-        if let Some((start, tok)) = self.peeked.take() {
-            self.last_start = start;
-            return Ok(tok);
-        }
         self.last_start = self.reader.pos();
         Ok(self.reader.token()?)
     }
 
-    fn peek(&mut self) -> Result<Token<'de>, Error> {
-        if let Some((_, tok)) = self.peeked {
-            return Ok(tok);
+    /// The next marker byte, if any, and its offset (nothing is consumed).
+    #[inline(always)]
+    fn marker(&self) -> (usize, Option<u8>) {
+        let at = self.reader.pos;
+        (at, self.reader.buf.get(at).copied())
+    }
+
+    /// Consumes the marker byte at `at` (just returned by [`Self::marker`]) as
+    /// `Reader::token` would: the fast paths of the typed `deserialize_*` methods read
+    /// the common markers themselves, and fall back to the token for the rest.
+    #[inline(always)]
+    fn take_marker(&mut self, at: usize) {
+        self.last_start = at;
+        self.reader.pos = at + 1;
+        // As `Reader::token` does for every item: it fills one promised slot.
+        self.reader.promised = self.reader.promised.saturating_sub(1);
+    }
+
+    /// A list, map or structure for a visitor that expects one: tiny headers are read
+    /// directly.
+    #[inline(always)]
+    fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+        match self.marker() {
+            (at, Some(b @ 0x90..=0xBF)) => {
+                self.take_marker(at);
+                let tok = self.reader.tiny_container(at, b)?;
+                self.visit_container(tok, visitor)
+            }
+            _ => {
+                let tok = self.next()?;
+                self.visit_token(tok, visitor)
+            }
         }
-        let start = self.reader.pos();
-        let tok = self.reader.token()?;
-        self.peeked = Some((start, tok));
-        Ok(tok)
+    }
+
+    /// Whether the next value is Null; if so, it is consumed. (The marker byte is looked
+    /// at directly: no token is read ahead, so nothing is ever held back.)
+    #[inline(always)]
+    fn null(&mut self) -> bool {
+        let at = self.reader.pos;
+        if self.reader.buf.get(at) == Some(&m::NULL) {
+            self.take_marker(at);
+            return true;
+        }
+        false
+    }
+
+    /// Passes a scalar token to the visitor, or visits a container's items.
+    #[inline(always)]
+    fn visit_token<V: Visitor<'de>>(
+        &mut self,
+        tok: Token<'de>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match tok {
+            Token::Null => visitor.visit_unit(),
+            Token::Bool(b) => visitor.visit_bool(b),
+            Token::Int(i) => visitor.visit_i64(i),
+            Token::Float(f) => visitor.visit_f64(f),
+            Token::String(s) => visitor.visit_borrowed_str(s),
+            Token::Bytes(b) => visitor.visit_borrowed_bytes(b),
+            Token::Uuid(u) => visitor.visit_bytes(&u),
+            tok => self.visit_container(tok, visitor),
+        }
     }
 
     fn data_error(&self, msg: impl fmt::Display) -> Error {
@@ -731,7 +782,7 @@ impl<'de> Deserializer<'de> {
         // keys stand where the count is even).
         let mut open: Vec<(u64, bool)> = Vec::new();
         loop {
-            let start = self.peeked.map_or(self.reader.pos(), |(at, _)| at);
+            let start = self.reader.pos();
             let key = matches!(open.last(), Some(&(left, true)) if left % 2 == 0);
             let tok = self.next()?;
             if key && !matches!(tok, Token::String(_)) {
@@ -767,25 +818,127 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.next()? {
-            Token::Null => visitor.visit_unit(),
-            Token::Bool(b) => visitor.visit_bool(b),
-            Token::Int(i) => visitor.visit_i64(i),
-            Token::Float(f) => visitor.visit_f64(f),
-            Token::String(s) => visitor.visit_borrowed_str(s),
-            Token::Bytes(b) => visitor.visit_borrowed_bytes(b),
-            Token::Uuid(u) => visitor.visit_bytes(&u),
-            tok => self.visit_container(tok, visitor),
+        let tok = self.next()?;
+        self.visit_token(tok, visitor)
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.marker() {
+            (at, Some(b @ (0x00..=0x7F | 0xF0..=0xFF))) => {
+                self.take_marker(at);
+                visitor.visit_i64(i64::from(b as i8))
+            }
+            (at, Some(b @ m::INT_8..=m::INT_64)) => {
+                self.take_marker(at);
+                let i = self.reader.sized_int(at, b)?;
+                visitor.visit_i64(i)
+            }
+            _ => self.deserialize_any(visitor),
         }
     }
 
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.peek()? {
-            Token::Int(i) => {
-                self.next()?;
-                visitor.visit_f64(i as f64)
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.marker() {
+            (at, Some(b @ (m::FALSE | m::TRUE))) => {
+                self.take_marker(at);
+                visitor.visit_bool(b == m::TRUE)
             }
             _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.marker() {
+            (at, Some(b @ 0x80..=0x8F)) => {
+                self.take_marker(at);
+                let s = self.reader.string(at, u32::from(b & 0x0F))?;
+                visitor.visit_borrowed_str(s)
+            }
+            (at, Some(b @ m::STRING_8..=m::STRING_32)) => {
+                self.take_marker(at);
+                let s = self.reader.sized_string(at, b)?;
+                visitor.visit_borrowed_str(s)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.container(visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.container(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.container(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.container(visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.container(visitor)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if let (at, Some(m::FLOAT_64)) = self.marker() {
+            self.take_marker(at);
+            let f = self.reader.float(at)?;
+            return visitor.visit_f64(f);
+        }
+        match self.next()? {
+            Token::Float(f) => visitor.visit_f64(f),
+            Token::Int(i) => visitor.visit_f64(i as f64),
+            tok => self.visit_token(tok, visitor),
         }
     }
 
@@ -794,8 +947,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if matches!(self.peek()?, Token::Null) {
-            self.next()?;
+        if self.null() {
             visitor.visit_none()
         } else {
             visitor.visit_some(self)
@@ -834,8 +986,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+        i128 u128 char bytes byte_buf unit unit_struct identifier
     }
 }
 
