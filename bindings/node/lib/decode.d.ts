@@ -1,12 +1,16 @@
 declare namespace _exports {
-    export { Conv };
+    export { Conv, Reader };
 }
 declare namespace _exports {
     export { unpack };
+    export { unpackPrefix };
     export { decodeFrames };
     export { decodeFramesAsyncJs as decodeFramesAsync };
     export { StreamDecoder };
     export { makeConv };
+    export { asyncSlices };
+    export { tapeSource };
+    export { readTape };
 }
 export = _exports;
 /**
@@ -20,12 +24,37 @@ type Conv = {
     intFn: Function | null;
     Integer: Function | null;
 };
+/**
+ * A tape and the cursors of its reader.
+ */
+type Reader = {
+    W: Int32Array;
+    F: Float64Array;
+    B: Buffer;
+    L: string;
+    U: string;
+    K: string[];
+    C: Conv;
+    E: object[];
+    p: number;
+    fp: number;
+    lp: number;
+    up: number;
+    bp: number;
+};
 declare function unpack(input: any, options: any): any;
+/**
+ * Decodes the value at the start of `input` and leaves the bytes after it alone, as a
+ * reader of a stream of values does: returns the value and how many bytes it took.
+ * @returns {[unknown, number]}
+ */
+declare function unpackPrefix(input: any, options: any): [unknown, number];
 declare function decodeFrames(input: any, options: any, records: any): any[];
 declare function decodeFramesAsyncJs(input: any, options: any, records: any): Promise<any[]>;
 /**
  * Push parser for a Bolt byte stream: see `Dechunker` in index.js for the public API.
  * Messages are decoded natively at `push` and rebuilt as JS values one by one at `next`.
+ * Its options are read once, at construction: they are the stream's settings.
  *
  * Every message, and a framing error, takes one slot: `next` gives slot `served`;
  * slots up to `available` are ready. Slots are numbered over the stream's life, so a
@@ -34,22 +63,41 @@ declare function decodeFramesAsyncJs(input: any, options: any, records: any): Pr
 declare class StreamDecoder {
     constructor(options: any);
     codec: Codec;
+    conv: Conv;
+    records: boolean;
+    reader: Reader | null;
     count: number;
     read: number;
     served: number;
     available: number;
     pending: any[];
+    tapeLen: number;
     error: BoltcodecError | null;
-    st: {};
     push(input: any): number;
-    /** Rebuilds the unread messages now, before the next push overwrites the tape. */
+    /**
+     * Keeps the unread messages of the tape for later, before the next push overwrites
+     * it: their reader moves to a copy of the tape. They are rebuilt when read, with the
+     * conversions of the read (a driver's reader gives its integer mode then), exactly as
+     * if no push had come between.
+     */
     drain(): void;
     /** Whether `next` has a message (or an error) to give. */
     hasNext(): boolean;
     next(conv: any): any;
-    /** The message of slot `index`, skipping unread earlier ones. */
+    /**
+     * The message of slot `index`, skipping unread earlier ones. A slot that is not ready
+     * (not yet received) throws: it never waits.
+     */
     readAt(index: any, conv: any): any;
-    rebuild(conv: any): any;
+    /** Rebuilds the next message of a tape kept by `drain`. */
+    rebuildKept(r: any, conv: any): any;
+    /**
+     * Rebuilds the next `n` messages of the tape (at least one), with `conv` or the
+     * stream's conversions; stops at the first that throws, after moving past it.
+     */
+    rebuild(conv: any, n?: number, out?: null): any;
+    /** Every ready message, rebuilt in one go; throws at the first that failed. */
+    takeAll(): any[];
     end(): void;
     reset(): void;
 }
@@ -65,14 +113,37 @@ declare class StreamDecoder {
  */
 /** @returns {Conv} */
 declare function makeConv(options: any): Conv;
-declare class Codec {
-    constructor(options: any);
+declare namespace asyncSlices {
+    let ms: number;
+    let messages: number;
+}
+/**
+ * The JS half of a native object that writes tapes as `NativeCodec` does (it has
+ * `copyOut`, `keyStrings` and `errorInfo`): the key strings and the tape buffer.
+ */
+declare function tapeSource(native: any): {
     native: any;
+    keys: never[];
+    tape: TapeBuffer;
+};
+/**
+ * Runs `call(out)`, a native call that writes a tape into `out` and returns its length
+ * (as `NativeCodec` does), and rebuilds every message of that tape with `conv`. A message
+ * that fails (its decode error, or a hook that throws) does not stop the others: it is
+ * left `undefined` in `values` and its error listed in `errors` with its index.
+ *
+ * @returns {{values: unknown[], errors: Array<[number, unknown]>}}
+ */
+declare function readTape(source: any, conv: any, call: any): {
+    values: unknown[];
+    errors: Array<[number, unknown]>;
+};
+declare class Codec {
+    constructor(nativeOpts: any);
+    native: NativeCodec;
     keys: any[];
     tape: TapeBuffer;
-    conv: Conv;
-    errorInfo: (i: any) => any;
-    /** The tape buffer to use now: a temporary one when this codec's is being read. */
+    /** The tape buffer to use now: a temporary one when this codec's is in use. */
     claim(): TapeBuffer;
 }
 import { BoltcodecError } from "./types.js";
@@ -88,4 +159,7 @@ declare class TapeBuffer {
     f: Float64Array<ArrayBuffer> | undefined;
     /** Makes room for `size` bytes (at least doubling). */
     grow(size: any): void;
+    /** Gives back the memory of a buffer grown above `KEEP_OUT` by a large call. */
+    release(): void;
 }
+import { NativeCodec } from "../native.js";

@@ -54,4 +54,8 @@ export function frame(message: any, max: any): Buffer<ArrayBuffer>;
  */
 /** @returns {EncodeSettings} */
 export function makeSettings(options: any): EncodeSettings;
-export function settingsFor(options: any): any;
+/**
+ * The settings for an options object, read now: a caller may change an options object
+ * between calls (nothing is cached by object identity).
+ */
+export function settingsFor(options: any): EncodeSettings;
