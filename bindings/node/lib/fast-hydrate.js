@@ -242,75 +242,63 @@ function makeBuilders (core, mode) {
   // The temporal kinds are built by constructors that share the driver's prototypes:
   // objects of the driver's class with exactly its fields in the object itself, as the
   // driver's constructors make them (Object.create leaves room for four fields and puts
-  // any further ones in a separate array: one more object per DateTime kept). Each is
-  // named after the driver's class, as heap snapshots show it.
-  const DateObject = {
-    [DateClass.name]: function (year, month, day) {
-      this.year = year
-      this.month = month
-      this.day = day
-      Object.freeze(this)
-    }
-  }[DateClass.name]
+  // any further ones in a separate array: one more object per DateTime kept). Only heap
+  // snapshots tell them apart (they name the constructor: DateObject for Date, …).
+  function DateObject (year, month, day) {
+    this.year = year
+    this.month = month
+    this.day = day
+    Object.freeze(this)
+  }
   DateObject.prototype = DateClass.prototype
-  const LocalTimeObject = {
-    [LocalTime.name]: function (hour, minute, second, nanosecond) {
-      this.hour = hour
-      this.minute = minute
-      this.second = second
-      this.nanosecond = nanosecond
-      Object.freeze(this)
-    }
-  }[LocalTime.name]
+  function LocalTimeObject (hour, minute, second, nanosecond) {
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    Object.freeze(this)
+  }
   LocalTimeObject.prototype = LocalTime.prototype
-  const TimeObject = {
-    [Time.name]: function (hour, minute, second, nanosecond, timeZoneOffsetSeconds) {
-      this.hour = hour
-      this.minute = minute
-      this.second = second
-      this.nanosecond = nanosecond
-      this.timeZoneOffsetSeconds = timeZoneOffsetSeconds
-      Object.freeze(this)
-    }
-  }[Time.name]
+  function TimeObject (hour, minute, second, nanosecond, timeZoneOffsetSeconds) {
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    this.timeZoneOffsetSeconds = timeZoneOffsetSeconds
+    Object.freeze(this)
+  }
   TimeObject.prototype = Time.prototype
-  const LocalDateTimeObject = {
-    [LocalDateTime.name]: function (year, month, day, hour, minute, second, nanosecond) {
-      this.year = year
-      this.month = month
-      this.day = day
-      this.hour = hour
-      this.minute = minute
-      this.second = second
-      this.nanosecond = nanosecond
-      Object.freeze(this)
-    }
-  }[LocalDateTime.name]
+  function LocalDateTimeObject (year, month, day, hour, minute, second, nanosecond) {
+    this.year = year
+    this.month = month
+    this.day = day
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    Object.freeze(this)
+  }
   LocalDateTimeObject.prototype = LocalDateTime.prototype
-  const DateTimeObject = {
-    [DateTime.name]: function (year, month, day, hour, minute, second, nanosecond, timeZoneOffsetSeconds, timeZoneId) {
-      this.year = year
-      this.month = month
-      this.day = day
-      this.hour = hour
-      this.minute = minute
-      this.second = second
-      this.nanosecond = nanosecond
-      this.timeZoneOffsetSeconds = timeZoneOffsetSeconds
-      this.timeZoneId = timeZoneId
-      Object.freeze(this)
-    }
-  }[DateTime.name]
+  function DateTimeObject (year, month, day, hour, minute, second, nanosecond, timeZoneOffsetSeconds, timeZoneId) {
+    this.year = year
+    this.month = month
+    this.day = day
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    this.timeZoneOffsetSeconds = timeZoneOffsetSeconds
+    this.timeZoneId = timeZoneId
+    Object.freeze(this)
+  }
   DateTimeObject.prototype = DateTime.prototype
-  const DurationObject = {
-    [Duration.name]: function (months, days, seconds, nanoseconds) {
-      this.months = months
-      this.days = days
-      this.seconds = seconds
-      this.nanoseconds = nanoseconds
-      Object.freeze(this)
-    }
-  }[Duration.name]
+  function DurationObject (months, days, seconds, nanoseconds) {
+    this.months = months
+    this.days = days
+    this.seconds = seconds
+    this.nanoseconds = nanoseconds
+    Object.freeze(this)
+  }
   DurationObject.prototype = Duration.prototype
 
   const date = (days) => {
@@ -419,8 +407,34 @@ function makeBuilders (core, mode) {
       return new DurationObject(f[0], f[1], J(seconds), J(n - carry * NANOS_PER_SECOND))
     }
   })
-  b[0x58] = { name: 'Point (2D)', size: 3, build: (f) => new Point(f[0], f[1], f[2], undefined) }
-  b[0x59] = { name: 'Point (3D)', size: 4, build: (f) => new Point(f[0], f[1], f[2], f[3]) }
+  // Points: the driver's class and fields, built by a constructor sharing its prototype
+  // (the fields checked as the driver's constructor checks them; anything else goes to
+  // it). The driver's Points keep each coordinate in a box of its own (V8 stores the
+  // fields as doubles); these hold any value, so whole-number coordinates take no box.
+  function PointObject (srid, x, y, z) {
+    this.srid = srid
+    this.x = x
+    this.y = y
+    this.z = z
+    Object.freeze(this)
+  }
+  PointObject.prototype = Point.prototype
+  new PointObject(null, null, null, null) // (the fields are of any type from now on)
+  const isSrid = (v) => typeof v === 'number' || typeof v === 'bigint' || v instanceof Integer
+  b[0x58] = {
+    name: 'Point (2D)',
+    size: 3,
+    build: (f) => (isSrid(f[0]) && typeof f[1] === 'number' && typeof f[2] === 'number'
+      ? new PointObject(f[0], f[1], f[2], undefined)
+      : new Point(f[0], f[1], f[2], undefined))
+  }
+  b[0x59] = {
+    name: 'Point (3D)',
+    size: 4,
+    build: (f) => (isSrid(f[0]) && typeof f[1] === 'number' && typeof f[2] === 'number' && typeof f[3] === 'number'
+      ? new PointObject(f[0], f[1], f[2], f[3])
+      : new Point(f[0], f[1], f[2], f[3]))
+  }
 
   // Graph types: Bolt 5+ adds element ids (the variant is chosen by probing). Labels and
   // relationship types repeat from row to row: each is kept once (see `intern`).
