@@ -11,6 +11,9 @@
 //
 // BOLTCODEC_NODE_DIR: the boltcodec package to measure (default bindings/node), e.g. an
 // export of an earlier commit's bindings/node, to compare builds on the same server.
+// Builds are compared in separate runs, not in one process: what one build does to V8's
+// hidden classes of the driver's objects (the Integer class, for instance) holds for the
+// whole process, so it would change the other build's numbers and the driver's alone.
 //
 // Run through `make demo-node` (starts and stops a Neo4j 5.26 with scripts/with-neo4j.sh).
 // --write replaces the "Node end to end" section of benches/RESULTS.md.
@@ -20,14 +23,16 @@ const fs = require('fs')
 const net = require('net')
 const os = require('os')
 const crypto = require('crypto')
-const { performance, PerformanceObserver } = require('perf_hooks')
+const { performance, PerformanceObserver, constants } = require('perf_hooks')
 
 const NODE_DIR = process.env.BOLTCODEC_NODE_DIR || path.join(__dirname, '..', '..', 'bindings', 'node')
-const req = (m) => require(require.resolve(m, { paths: [NODE_DIR] }))
+const req = (m) => require(req.resolve(m))
+req.resolve = (m) => require.resolve(m, { paths: [NODE_DIR] })
 const neo4j = req('neo4j-driver')
 const bc = require(NODE_DIR)
 const dropIn = require(path.join(NODE_DIR, 'driver.js'))
 const driverVersion = req('neo4j-driver/package.json').version
+const driverDir = path.dirname(req.resolve('neo4j-driver/package.json'))
 
 const argv = process.argv.slice(2)
 const arg = (name, dflt) => {
@@ -97,10 +102,16 @@ function digest (records) {
   return h.digest('hex').slice(0, 16)
 }
 
-/** Every garbage-collection pause of this process: [start, duration] in ms (performance.now()). */
+/**
+ * Every garbage-collection pause of this process: [start, duration] in ms
+ * (performance.now()), and whether it was a scavenge (a young-generation collection).
+ */
 const gcPauses = []
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcPauses.push([e.startTime, e.duration])
+  for (const e of list.getEntries()) {
+    const kind = e.detail ? e.detail.kind : e.kind
+    gcPauses.push([e.startTime, e.duration, kind === constants.NODE_PERFORMANCE_GC_MINOR])
+  }
 }).observe({ entryTypes: ['gc'] })
 
 /** Starts timing a read: its wall clock, CPU time and the GC pauses within it. */
@@ -113,15 +124,21 @@ function startRead () {
     const c = process.cpuUsage(c0)
     await new Promise(setImmediate) // GC entries are delivered asynchronously
     let gc = 0
-    for (const [at, d] of gcPauses) if (at >= t0 && at < t1) gc += d
+    let scavenges = 0
+    for (const [at, d, minor] of gcPauses) {
+      if (at >= t0 && at < t1) {
+        gc += d
+        if (minor) scavenges++
+      }
+    }
     gcPauses.length = 0
-    return { wall: (t1 - t0) / 1e3, cpu: (c.user + c.system) / 1e6, gc: gc / 1e3, rows, digest: digestOf() }
+    return { wall: (t1 - t0) / 1e3, cpu: (c.user + c.system) / 1e6, gc: gc / 1e3, scavenges, rows, digest: digestOf() }
   }
 }
 
 /** One read through neo4j-driver (a new driver, so that each read has its own connection). */
 async function driverRead (withDropIn) {
-  if (withDropIn) dropIn.install()
+  if (withDropIn) dropIn.install({ driverDir })
   const driver = neo4j.driver(URI, neo4j.auth.basic(USER, PASSWORD))
   try {
     await driver.verifyConnectivity()
@@ -201,15 +218,17 @@ async function main () {
     ['neo4j-driver + boltcodec drop-in', () => driverRead(true)]
   ]
   const results = modes.map(() => [])
+  let loadStart = 0
   try {
     // A warm-up read of each, then alternating rounds.
     for (const [, fn] of modes) await fn()
+    loadStart = os.loadavg()[0]
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < modes.length; i++) {
         const r = await modes[i][1]()
         if (r.rows !== ROWS) throw new Error(`${modes[i][0]}: ${r.rows} rows, expected ${ROWS}`)
         results[i].push(r)
-        process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s, GC ${r.gc.toFixed(2)} s\n`)
+        process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s, GC ${r.gc.toFixed(2)} s (${r.scavenges} scavenges), load ${os.loadavg()[0].toFixed(1)}\n`)
       }
     }
   } finally {
@@ -224,22 +243,23 @@ async function main () {
     '## Node end to end: neo4j-driver with and without boltcodec, against the raw floor',
     '',
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus()[0].model.trim()} (${os.cpus().length} cores, shared with the server), ` +
-    `Node ${process.version}, neo4j-driver ${driverVersion}, Neo4j on the same machine. ` +
+    `Node ${process.version}, neo4j-driver ${driverVersion}, Neo4j on the same machine; load average ${loadStart.toFixed(1)} at the start of the rounds, ${os.loadavg()[0].toFixed(1)} at the end. ` +
     `The demo's read (scripts/demo_workload.py): ${ROWS.toLocaleString('en')} rows of ints, strings, floats, lists, dates, points, ` +
     'a node per row and a relationship every other row, with `driver.executeQuery` (default integer mode). ' +
     `Median of ${ROUNDS} alternating rounds in one run, after one warm-up read each. ` +
     'Raw floor: the same query and PULL response on a bare socket, every message decoded by boltcodec (no hydration). ' +
-    'CPU: this process, `process.cpuUsage` over the read. GC: the garbage-collection pauses within the read (perf_hooks `gc` entries, wall-clock time of each pause; each read starts after a full collection when run with `--expose-gc`), and their share of the read\'s wall clock. Regenerate with `make demo-node` (`--write`: `node benches/node/e2e.js --write` under `scripts/with-neo4j.sh`).',
+    'CPU: this process, `process.cpuUsage` over the read. GC: the garbage-collection pauses within the read (perf_hooks `gc` entries, wall-clock time of each pause; each read starts after a full collection when run with `--expose-gc`), and their share of the read\'s wall clock; scavenges: how many of those pauses were young-generation collections. Regenerate with `make demo-node` (`--write`: `node benches/node/e2e.js --write` under `scripts/with-neo4j.sh`).',
     '',
-    '| read | wall clock | vs raw floor | client CPU | CPU vs driver alone | GC pauses | GC share of the read |',
-    '| --- | --- | --- | --- | --- | --- | --- |'
+    '| read | wall clock | vs raw floor | client CPU | CPU vs driver alone | GC pauses | GC share of the read | scavenges |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |'
   ]
   for (let i = 0; i < modes.length; i++) {
     const wall = median(results[i].map((r) => r.wall))
     const cpu = median(results[i].map((r) => r.cpu))
     const gc = median(results[i].map((r) => r.gc))
     const share = median(results[i].map((r) => r.gc / r.wall))
-    lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× | ${gc.toFixed(2)} s | ${(100 * share).toFixed(0)} % |`)
+    const scavenges = median(results[i].map((r) => r.scavenges))
+    lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× | ${gc.toFixed(2)} s | ${(100 * share).toFixed(0)} % | ${scavenges} |`)
   }
   const dropWall = median(results[2].map((r) => r.wall))
   const dropCpu = median(results[2].map((r) => r.cpu))

@@ -176,11 +176,21 @@ function asDriverError (m, fn) {
   try {
     return fn()
   } catch (e) {
-    if (e instanceof BoltcodecError) {
-      throw m.core.newError(`boltcodec: ${e.message}`, m.core.error.PROTOCOL_ERROR, e)
-    }
-    throw e
+    throw driverError(m, e)
   }
+}
+
+/**
+ * The error to throw for `e`: a {@link BoltcodecError} as the driver's protocol error,
+ * anything else as it is.
+ *
+ * @param {DriverModules} m
+ * @param {unknown} e
+ */
+function driverError (m, e) {
+  return e instanceof BoltcodecError
+    ? m.core.newError(`boltcodec: ${e.message}`, m.core.error.PROTOCOL_ERROR, e)
+    : e
 }
 
 /** A message decoded by the patched `Dechunker`, waiting for `Unpacker#unpack`. */
@@ -365,7 +375,14 @@ function install (options = {}) {
       }
       const conv = cache.conv
       const opts = cache.opts
-      if (buffer instanceof PendingMessage) return asDriverError(m, () => buffer.read(conv))
+      if (buffer instanceof PendingMessage) {
+        // (Not through asDriverError: no closure per message.)
+        try {
+          return buffer.read(conv)
+        } catch (e) {
+          throw driverError(m, e)
+        }
+      }
       // The driver's contract: read one value and leave the buffer after it (the bytes
       // that follow are the caller's: the next value, or data it checks for).
       return asDriverError(m, () => {

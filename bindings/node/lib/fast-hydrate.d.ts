@@ -39,6 +39,9 @@ export function makeFastHydrate(core: any, Structure: any, hydrate: (s: unknown)
 export function sameValue(a: any, b: any, seen?: number): boolean;
 /** How many zone offsets are cached (for tests: bounded by MAX_ZONE_HOURS). */
 export function zoneCacheSize(): number;
+/** How many labels and types are interned (for tests: bounded by MAX_INTERNED). */
+export function internedCount(): number;
+export const MAX_INTERNED: 4096;
 /**
  * Faster hydration of neo4j-driver structures for the drop-in (`driver.js`): the result
  * is exactly what the driver's own transformer builds (same class, same own properties

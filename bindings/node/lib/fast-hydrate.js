@@ -151,6 +151,31 @@ function zoneOffset (zone, format, second) {
   return off === off ? off : intlOffset(format, second)
 }
 
+/** Labels and relationship types seen, each string once (at most MAX_INTERNED). */
+const interned = new Map()
+const MAX_INTERNED = 4096
+const MAX_INTERNED_LENGTH = 64
+
+/**
+ * The one copy of a short string kept here, so that a label or type repeated over many
+ * rows is one string in a kept result rather than one per row (strings are values: which
+ * copy a field holds cannot be told apart). Anything else is returned as it is.
+ */
+function intern (v) {
+  if (typeof v !== 'string' || v.length > MAX_INTERNED_LENGTH) return v
+  const s = interned.get(v)
+  if (s !== undefined) return s
+  if (interned.size >= MAX_INTERNED) interned.clear()
+  interned.set(v, v)
+  return v
+}
+
+/** A node's label list with each label interned (in place: the list is the decoder's). */
+function labels (list) {
+  if (Array.isArray(list)) for (let i = 0; i < list.length; i++) list[i] = intern(list[i])
+  return list
+}
+
 /** Whether two hydrated values are the same: class, own properties and their order,
  * frozenness, and the same values (Integers by value, typed arrays by content). */
 function sameValue (a, b, seen = 0) {
@@ -183,10 +208,19 @@ function sameValue (a, b, seen = 0) {
  */
 function makeBuilders (core, mode) {
   const { Integer } = core
+  // Whole numbers computed here with divisions may be held by V8 as heap numbers even
+  // when they are small integers; `v | 0` makes them small integers again before they are
+  // stored. This matters for what is kept: one object (Integer, Date, …) stored with a
+  // heap number in a field makes V8 keep that field of every object of its class in a
+  // separate box from then on (the class's field turns "double"), an extra object per
+  // field for the garbage collector to copy
+  // (regression: integer_fields_boxed_after_probes).
   /** A whole number (|v| < 2^53) as an Integer. */
-  const toInteger = (v) => (v >= -2147483648 && v <= 2147483647 ? new Integer(v, v < 0 ? -1 : 0) : Integer.fromNumber(v))
+  const toInteger = (v) => (v >= -2147483648 && v <= 2147483647 ? new Integer(v | 0, v < 0 ? -1 : 0) : Integer.fromNumber(v))
+  /** A whole number (|v| < 2^53) as a number, a small integer where it fits in 32 bits. */
+  const toNumber = (v) => (v >= -2147483648 && v <= 2147483647 ? v | 0 : v)
   /** A whole number (|v| < 2^53) in the mode's integer type. */
-  const I = mode === 'bigint' ? BigInt : mode === 'number' ? (v) => v : toInteger
+  const I = mode === 'bigint' ? BigInt : mode === 'number' ? toNumber : toInteger
   /** A field of the mode's integer type as a safe integer, or NaN. */
   const num = mode === 'integer'
     ? (v) => (v instanceof Integer && v.high >= -0x200000 && v.high < 0x200000 ? v.high * 4294967296 + (v.low >>> 0) : NaN)
@@ -205,48 +239,100 @@ function makeBuilders (core, mode) {
   const { Date: DateClass, LocalTime, Time, LocalDateTime, DateTime, Duration, Point } = core
   const { Node, Relationship, UnboundRelationship, Path, PathSegment } = core
 
+  // The temporal kinds are built by constructors that share the driver's prototypes:
+  // objects of the driver's class with exactly its fields in the object itself, as the
+  // driver's constructors make them (Object.create leaves room for four fields and puts
+  // any further ones in a separate array: one more object per DateTime kept). Only heap
+  // snapshots tell them apart (they name the constructor: DateObject for Date, …).
+  function DateObject (year, month, day) {
+    this.year = year
+    this.month = month
+    this.day = day
+    Object.freeze(this)
+  }
+  DateObject.prototype = DateClass.prototype
+  function LocalTimeObject (hour, minute, second, nanosecond) {
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    Object.freeze(this)
+  }
+  LocalTimeObject.prototype = LocalTime.prototype
+  function TimeObject (hour, minute, second, nanosecond, timeZoneOffsetSeconds) {
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    this.timeZoneOffsetSeconds = timeZoneOffsetSeconds
+    Object.freeze(this)
+  }
+  TimeObject.prototype = Time.prototype
+  function LocalDateTimeObject (year, month, day, hour, minute, second, nanosecond) {
+    this.year = year
+    this.month = month
+    this.day = day
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    Object.freeze(this)
+  }
+  LocalDateTimeObject.prototype = LocalDateTime.prototype
+  function DateTimeObject (year, month, day, hour, minute, second, nanosecond, timeZoneOffsetSeconds, timeZoneId) {
+    this.year = year
+    this.month = month
+    this.day = day
+    this.hour = hour
+    this.minute = minute
+    this.second = second
+    this.nanosecond = nanosecond
+    this.timeZoneOffsetSeconds = timeZoneOffsetSeconds
+    this.timeZoneId = timeZoneId
+    Object.freeze(this)
+  }
+  DateTimeObject.prototype = DateTime.prototype
+  function DurationObject (months, days, seconds, nanoseconds) {
+    this.months = months
+    this.days = days
+    this.seconds = seconds
+    this.nanoseconds = nanoseconds
+    Object.freeze(this)
+  }
+  DurationObject.prototype = Duration.prototype
+
   const date = (days) => {
     if (!(days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY)) return undefined
     const [y, m, d] = civilFromEpochDay(days)
-    const o = Object.create(DateClass.prototype)
-    o.year = I(y)
-    o.month = I(m)
-    o.day = I(d)
-    return Object.freeze(o)
+    return new DateObject(I(y), I(m), I(d))
   }
-  /** Sets hour … nanosecond on `o` from a nanosecond of the day (0 <= n < 86400e9). */
-  const setTime = (o, n) => {
+  // The fields of the last time of day split by splitTime.
+  let hour = 0
+  let minute = 0
+  let second = 0
+  let nanosecond = 0
+  /** Splits a nanosecond of the day (0 <= n < 86400e9) into hour … nanosecond. */
+  const splitTime = (n) => {
     const s = Math.floor(n / NANOS_PER_SECOND)
-    const h = Math.floor(s / 3600)
-    const mi = Math.floor((s - h * 3600) / 60)
-    o.hour = I(h)
-    o.minute = I(mi)
-    o.second = I(s - h * 3600 - mi * 60)
-    o.nanosecond = I(n - s * NANOS_PER_SECOND)
+    hour = Math.floor(s / 3600)
+    minute = Math.floor((s - hour * 3600) / 60)
+    second = s - hour * 3600 - minute * 60
+    nanosecond = n - s * NANOS_PER_SECOND
   }
-  /** Sets year … nanosecond on `o` from local epoch seconds and a nanosecond; false if out of range. */
-  const setDateTime = (o, second, ns) => {
-    const days = Math.floor(second / SECONDS_PER_DAY)
-    if (!(days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY) || ns !== ns) return false
+  /**
+   * A LocalDateTime (zone `null`) or DateTime (an offset, kept as it is, or a zone id)
+   * from local epoch seconds and a nanosecond; undefined when out of range.
+   */
+  const dateTime = (local, ns, offset, zone) => {
+    const days = Math.floor(local / SECONDS_PER_DAY)
+    if (!(days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY) || ns !== ns) return undefined
     const [y, m, d] = civilFromEpochDay(days)
-    o.year = I(y)
-    o.month = I(m)
-    o.day = I(d)
-    setTime(o, (second - days * SECONDS_PER_DAY) * NANOS_PER_SECOND + ns)
-    return true
+    splitTime((local - days * SECONDS_PER_DAY) * NANOS_PER_SECOND + ns)
+    return zone === null
+      ? new LocalDateTimeObject(I(y), I(m), I(d), I(hour), I(minute), I(second), I(nanosecond))
+      : new DateTimeObject(I(y), I(m), I(d), I(hour), I(minute), I(second), I(nanosecond), offset, zone)
   }
-  const localDateTime = (second, ns) => {
-    const o = Object.create(LocalDateTime.prototype)
-    return setDateTime(o, second, ns) ? Object.freeze(o) : undefined
-  }
-  /** A DateTime with an offset (a field, kept as it is) or a zone id. */
-  const dateTime = (second, ns, offset, zone) => {
-    const o = Object.create(DateTime.prototype)
-    if (!setDateTime(o, second, ns)) return undefined
-    o.timeZoneOffsetSeconds = offset
-    o.timeZoneId = zone
-    return Object.freeze(o)
-  }
+  const localDateTime = (local, ns) => dateTime(local, ns, undefined, null)
   const validZone = (zone) => typeof zone === 'string' && zone !== '' && zoneFormat(zone) !== null
 
   const b = []
@@ -257,9 +343,8 @@ function makeBuilders (core, mode) {
     build: (f) => {
       const n = num(f[0])
       if (!(n >= 0 && n < NANOS_PER_DAY)) return undefined
-      const o = Object.create(LocalTime.prototype)
-      setTime(o, n)
-      return Object.freeze(o)
+      splitTime(n)
+      return new LocalTimeObject(I(hour), I(minute), I(second), I(nanosecond))
     }
   }
   b[0x54] = {
@@ -268,10 +353,8 @@ function makeBuilders (core, mode) {
     build: (f) => {
       const n = num(f[0])
       if (!(n >= 0 && n < NANOS_PER_DAY) || !isModeInt(f[1])) return undefined
-      const o = Object.create(Time.prototype)
-      setTime(o, n)
-      o.timeZoneOffsetSeconds = f[1]
-      return Object.freeze(o)
+      splitTime(n)
+      return new TimeObject(I(hour), I(minute), I(second), I(nanosecond), f[1])
     }
   }
   b[0x64] = { name: 'LocalDateTime', size: 2, build: (f) => localDateTime(num(f[0]), nano(f[1])) }
@@ -321,29 +404,51 @@ function makeBuilders (core, mode) {
       const carry = Math.floor(n / NANOS_PER_SECOND)
       const seconds = s + carry
       if (!Number.isSafeInteger(seconds)) return undefined
-      const o = Object.create(Duration.prototype)
-      o.months = f[0]
-      o.days = f[1]
-      o.seconds = J(seconds)
-      o.nanoseconds = J(n - carry * NANOS_PER_SECOND)
-      return Object.freeze(o)
+      return new DurationObject(f[0], f[1], J(seconds), J(n - carry * NANOS_PER_SECOND))
     }
   })
-  b[0x58] = { name: 'Point (2D)', size: 3, build: (f) => new Point(f[0], f[1], f[2], undefined) }
-  b[0x59] = { name: 'Point (3D)', size: 4, build: (f) => new Point(f[0], f[1], f[2], f[3]) }
+  // Points: the driver's class and fields, built by a constructor sharing its prototype
+  // (the fields checked as the driver's constructor checks them; anything else goes to
+  // it). The driver's Points keep each coordinate in a box of its own (V8 stores the
+  // fields as doubles); these hold any value, so whole-number coordinates take no box.
+  function PointObject (srid, x, y, z) {
+    this.srid = srid
+    this.x = x
+    this.y = y
+    this.z = z
+    Object.freeze(this)
+  }
+  PointObject.prototype = Point.prototype
+  new PointObject(null, null, null, null) // (the fields are of any type from now on)
+  const isSrid = (v) => typeof v === 'number' || typeof v === 'bigint' || v instanceof Integer
+  b[0x58] = {
+    name: 'Point (2D)',
+    size: 3,
+    build: (f) => (isSrid(f[0]) && typeof f[1] === 'number' && typeof f[2] === 'number'
+      ? new PointObject(f[0], f[1], f[2], undefined)
+      : new Point(f[0], f[1], f[2], undefined))
+  }
+  b[0x59] = {
+    name: 'Point (3D)',
+    size: 4,
+    build: (f) => (isSrid(f[0]) && typeof f[1] === 'number' && typeof f[2] === 'number' && typeof f[3] === 'number'
+      ? new PointObject(f[0], f[1], f[2], f[3])
+      : new Point(f[0], f[1], f[2], f[3]))
+  }
 
-  // Graph types: Bolt 5+ adds element ids (the variant is chosen by probing).
+  // Graph types: Bolt 5+ adds element ids (the variant is chosen by probing). Labels and
+  // relationship types repeat from row to row: each is kept once (see `intern`).
   const graph = [
-    { name: 'Node', size: 3, build: (f) => new Node(f[0], f[1], f[2]) },
-    { name: 'Node', size: 4, build: (f) => new Node(f[0], f[1], f[2], f[3]) },
-    { name: 'Relationship', size: 5, build: (f) => new Relationship(f[0], f[1], f[2], f[3], f[4]) },
+    { name: 'Node', size: 3, build: (f) => new Node(f[0], labels(f[1]), f[2]) },
+    { name: 'Node', size: 4, build: (f) => new Node(f[0], labels(f[1]), f[2], f[3]) },
+    { name: 'Relationship', size: 5, build: (f) => new Relationship(f[0], f[1], f[2], intern(f[3]), f[4]) },
     {
       name: 'Relationship',
       size: 8,
-      build: (f) => new Relationship(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7])
+      build: (f) => new Relationship(f[0], f[1], f[2], intern(f[3]), f[4], f[5], f[6], f[7])
     },
-    { name: 'UnboundRelationship', size: 3, build: (f) => new UnboundRelationship(f[0], f[1], f[2]) },
-    { name: 'UnboundRelationship', size: 4, build: (f) => new UnboundRelationship(f[0], f[1], f[2], f[3]) }
+    { name: 'UnboundRelationship', size: 3, build: (f) => new UnboundRelationship(f[0], intern(f[1]), f[2]) },
+    { name: 'UnboundRelationship', size: 4, build: (f) => new UnboundRelationship(f[0], intern(f[1]), f[2], f[3]) }
   ]
   const variants = {
     0x4e: [graph[0], graph[1]],
@@ -531,9 +636,14 @@ function makeFastHydrate (core, Structure, hydrate, mode) {
   }
 }
 
+/** How many labels and types are interned (for tests: bounded by MAX_INTERNED). */
+function internedCount () {
+  return interned.size
+}
+
 /** How many zone offsets are cached (for tests: bounded by MAX_ZONE_HOURS). */
 function zoneCacheSize () {
   return zoneHourCount
 }
 
-module.exports = { civilFromEpochDay, epochDayFromCivil, makeFastHydrate, sameValue, zoneCacheSize, MAX_EPOCH_DAY, MAX_ZONE_HOURS }
+module.exports = { civilFromEpochDay, epochDayFromCivil, makeFastHydrate, sameValue, zoneCacheSize, internedCount, MAX_INTERNED, MAX_EPOCH_DAY, MAX_ZONE_HOURS }

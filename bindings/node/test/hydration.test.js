@@ -379,3 +379,95 @@ test('zone_offset_cache_grew_without_bound (offsets kept per zone and hour are c
   const theirs = hydrate(new Structure(0x69, [int(start + h * 3600 + 17), int(0), zones[h % 3]]))
   assert.equal(difference(last, theirs), null)
 })
+
+test('labels and relationship types are kept once, in a bounded table, and come out as the driver\'s', { skip: process.env.BOLTCODEC_DRIVER_DIR ? 'checked with the package\'s own release' : false }, () => {
+  const { makeFastHydrate, internedCount, MAX_INTERNED } = require('../lib/fast-hydrate.js')
+  const P = protocols.find(([n]) => n === 'v5x0')[1]
+  const hydrate = new P({}, null, {}, () => null, log, () => {}).transformer.fromStructure
+  const fast = makeFastHydrate(core, Structure, hydrate, 'integer')
+  for (let i = 0; i < MAX_INTERNED + 500; i++) {
+    const fields = () => [int(i), [`L${i}`, 'Person', 'x'.repeat(65 + (i % 3))], { i: int(i) }, `4:e:${i}`]
+    const node = fast.hydrate(0x4e, fields())
+    assert.equal(difference(node, hydrate(new Structure(0x4e, fields()))), null)
+    const rfields = () => [int(i), int(1), int(2), `T${i % 7}`, {}, `5:r:${i}`, '4:s', '4:e']
+    assert.equal(difference(fast.hydrate(0x52, rfields()), hydrate(new Structure(0x52, rfields()))), null)
+    assert.ok(internedCount() <= MAX_INTERNED, `${internedCount()} interned after ${i + 1} nodes`)
+  }
+  // Labels that are not strings reach the driver's constructor as they are.
+  const odd = [int(1), [int(5), null], {}, 'e']
+  assert.equal(difference(fast.hydrate(0x4e, odd.slice()), hydrate(new Structure(0x4e, odd.slice()))), null)
+})
+
+// In a fresh process (V8's hidden classes are per process): the bytes each kept object
+// takes, measured around a batch of them kept in an array.
+const HEAP_CHILD = `
+const path = require('node:path')
+const driver = require(${JSON.stringify(path.join(__dirname, '..', 'driver.js'))})
+const driverDir = process.env.DRIVER_DIR
+const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', { paths: [driverDir] }))
+const lib = (p) => require(path.join(boltDir, 'lib', p))
+const core = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
+const { Packer } = lib('packstream/packstream-v1.js')
+const { Structure } = lib('packstream/structure.js')
+const ChannelBuffer = lib('channel/channel-buf.js').default
+const P = lib('bolt/bolt-protocol-v5x0.js').default
+const log = { isDebugEnabled: () => false, isWarnEnabled: () => false, warn () {}, debug () {}, info () {}, error () {} }
+const N = 200000
+/**
+ * Heap bytes per element of the N-element array that makeAll returns, kept alive (the
+ * median of three tries: the heap also holds what the compiler makes meanwhile).
+ */
+function bytesEach (makeAll) {
+  const tries = []
+  let keep = null
+  for (let t = 0; t < 3; t++) {
+    keep = null // (the last try's objects are not counted as there before this one)
+    global.gc(); global.gc()
+    const h0 = process.memoryUsage().heapUsed
+    keep = makeAll()
+    global.gc(); global.gc()
+    const h1 = process.memoryUsage().heapUsed
+    if (keep.length !== N) throw new Error('expected ' + N + ' objects, got ' + keep.length)
+    tries.push((h1 - h0) / N)
+  }
+  keep = null
+  return tries.sort((a, b) => a - b)[1]
+}
+const each = (make) => () => Array.from({ length: N }, (_, i) => make(i))
+// Before anything of the drop-in ran: the driver's own objects, small integers in fields.
+const before = {
+  integer: bytesEach(each((i) => new core.Integer(i & 0xffff, 0))),
+  date: bytesEach(each((i) => new core.Date(1970 + (i & 63), 1 + (i % 12), 1 + (i % 28))))
+}
+const buf = new ChannelBuffer(1 << 22)
+new Packer(buf).packable(Array.from({ length: N }, (_, i) => new Structure(0x44, [core.int(i % 40000)])))()
+const wire = Buffer.from(buf._buffer.subarray(0, buf.position))
+const after = {}
+for (const mode of ['integer', 'number', 'bigint']) {
+  const config = { disableLosslessIntegers: mode === 'number', useBigInt: mode === 'bigint' }
+  const protocol = new P({}, null, config, () => null, log, () => {})
+  // Builds the mode's hydrator: probes every kind through the transformer and the drop-in.
+  const codec = driver.createCodec({ ...config, driverDir, hydrateStructure: protocol.transformer.fromStructure })
+  if (mode === 'number') {
+    codec.unpack(wire) // the first call's one-time allocations are not the Dates'
+    after.date = bytesEach(() => codec.unpack(wire))
+  }
+}
+after.integer = bytesEach(each((i) => new core.Integer(i & 0xffff, 0)))
+process.stdout.write(JSON.stringify({ before, after }))
+
+`
+
+test('integer_fields_boxed_after_probes (kept Integers and Dates take no more room once the drop-in has hydrated)', () => {
+  const { execFileSync } = require('node:child_process')
+  const out = execFileSync(process.execPath, ['--expose-gc', '-e', HEAP_CHILD], {
+    env: { ...process.env, DRIVER_DIR: driverDir },
+    encoding: 'utf8'
+  })
+  const { before, after } = JSON.parse(out)
+  // Before the fix, a field that once held a heap number (an integral value computed with
+  // a division) made V8 box that field of every later Integer (and of every Date built in
+  // number mode): an extra object per field.
+  assert.ok(after.integer <= before.integer * 1.2, `bytes per Integer: ${before.integer} before, ${after.integer} after`)
+  assert.ok(after.date <= before.date * 1.2, `bytes per Date (number mode): the driver's ${before.date}, the drop-in's ${after.date}`)
+})
