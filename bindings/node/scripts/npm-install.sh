@@ -18,7 +18,7 @@ if npm ci --no-audit --no-fund >"$log" 2>&1; then
   exit 0
 fi
 {
-  echo "npm-install.sh: npm ci failed in bindings/node; nothing else was installed:"
+  echo "npm-install.sh: npm ci failed in bindings/node (no fallback to npm install):"
   grep -E "^npm error [^ ]" "$log" | head -20
   echo "npm-install.sh: if it says the lock file is out of sync, mend package-lock.json"
   echo "  (npm install --package-lock-only) and commit it; see the comment in this script."
