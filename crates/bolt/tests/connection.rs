@@ -6,7 +6,6 @@
 use bolt::connection::{
     ClientConnection, ConnectionConfig, ConnectionError, Event, ServerConnection, ServerState,
 };
-use bolt::handshake::{ClientConfig, Proposal, ServerConfig};
 use bolt::message::{
     Begin, Failure, Hello, Logon, Pull, Record, Request, RequestKind, Response, Run, Success,
 };
@@ -14,35 +13,11 @@ use bolt::BoltVersion;
 use packstream::{Value, ValueRef};
 use proptest::prelude::*;
 
+mod common;
+
 /// A connected client/server pair that agreed on `version` (offered alone).
 fn pair(version: BoltVersion) -> (ClientConnection, ServerConnection) {
-    let proposals = [
-        Proposal::exact(version),
-        Proposal::Empty,
-        Proposal::Empty,
-        Proposal::Empty,
-    ];
-    let config = ConnectionConfig {
-        handshake: ClientConfig::new(proposals).with_supported(&[version]),
-        ..ConnectionConfig::default()
-    };
-    let mut client = ClientConnection::new(config);
-    let all: Vec<BoltVersion> = BoltVersion::SUPPORTED
-        .iter()
-        .chain(BoltVersion::DECODE_ONLY)
-        .copied()
-        .collect();
-    let mut server = ServerConnection::new(ServerConfig::new(&all));
-    server
-        .receive(&client.take_output())
-        .expect("server handshake");
-    client
-        .receive(&server.take_output())
-        .expect("client handshake");
-    assert_eq!(client.poll_event(), Some(Event::Negotiated(version)));
-    assert_eq!(server.version(), Some(version));
-    assert_eq!(client.state(), ServerState::Negotiation);
-    (client, server)
+    common::negotiated(version, ConnectionConfig::default())
 }
 
 /// Logs in (HELLO, plus LOGON from 5.1) and answers with SUCCESS.
