@@ -36,13 +36,9 @@ fn deep_bytes() -> Vec<u8> {
     bytes
 }
 
-fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("the small-stack thread failed");
+/// Runs `f` on a thread with a 256 KiB stack.
+fn on_small_stack(f: impl FnOnce() + Send) {
+    test_support::on_stack(256 * 1024, f);
 }
 
 #[test]

@@ -19,30 +19,23 @@ fn feed_bytewise(
     Ok((Step::NeedMore, input.len()))
 }
 
+/// A server as Neo4j of this flavour (`test_support::neo4j_bolt_versions`).
+fn neo4j(flavour: &str) -> ServerConfig {
+    let versions: Vec<BoltVersion> = test_support::neo4j_bolt_versions(flavour)
+        .into_iter()
+        .map(|(major, minor)| V::new(major, minor))
+        .collect();
+    ServerConfig::new(&versions)
+}
+
 /// The servers of the captures: Neo4j 5.26 installs 4.0–4.4, 5.0–5.4 and 5.6–5.8.
 fn neo4j_5_26() -> ServerConfig {
-    ServerConfig::new(&[
-        V::V4_0,
-        V::V4_1,
-        V::V4_2,
-        V::V4_3,
-        V::V4_4,
-        V::V5_0,
-        V::V5_1,
-        V::V5_2,
-        V::V5_3,
-        V::V5_4,
-        V::V5_6,
-        V::V5_7,
-        V::V5_8,
-    ])
+    neo4j("5.26")
 }
 
 /// Neo4j 2026.08 adds 6.0 and 6.1.
 fn neo4j_2026() -> ServerConfig {
-    let mut v = neo4j_5_26().supported().to_vec();
-    v.extend([V::V6_0, V::V6_1]);
-    ServerConfig::new(&v)
+    neo4j("2026")
 }
 
 fn config_from_hello(hello: &[u8]) -> ClientConfig {
