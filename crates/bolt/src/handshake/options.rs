@@ -13,18 +13,23 @@ use crate::version::BoltVersion;
 ///
 /// * No version list: the defaults ([`ClientConfig::default`] or [`ClientConfig::legacy`];
 ///   [`ServerConfig::default`]).
-/// * A version list: exactly those versions are supported. With the manifest the client
-///   keeps the default proposals (a manifest server lets it pick any of them); without it
-///   the client offers the newest four as exact versions. The server offers them in its
-///   manifest, or answers legacy proposals from them.
+/// * A version list: exactly those versions are supported. The client proposes the
+///   manifest in the first slot (unless it is off) and fills the other slots with the
+///   newest versions of the list as exact proposals (three, or four without the
+///   manifest); a manifest server lets it pick any version of the list. It never
+///   proposes a version it would then refuse, so a server that predates the manifest
+///   picks one of the list or none. The server offers the list in its manifest, or
+///   answers legacy proposals from it.
 ///
 /// ```
 /// use bolt::handshake::{HandshakeOptions, Proposal};
 /// use bolt::BoltVersion;
 ///
-/// let options = HandshakeOptions::new(Some(&[BoltVersion::V4_4, BoltVersion::V5_4]), false)?;
+/// let options = HandshakeOptions::new(Some(&[BoltVersion::V4_4, BoltVersion::V5_4]), true)?;
 /// let client = options.client();
-/// assert_eq!(client.proposals()[..2], [Proposal::exact(BoltVersion::V5_4), Proposal::exact(BoltVersion::V4_4)]);
+/// let [manifest, newest, older, empty] = *client.proposals();
+/// assert_eq!((manifest, empty), (Proposal::MANIFEST_V1, Proposal::Empty));
+/// assert_eq!([newest, older], [BoltVersion::V5_4, BoltVersion::V4_4].map(Proposal::exact));
 /// assert_eq!(options.server().supported(), client.supported());
 /// assert!(HandshakeOptions::new(Some(&[BoltVersion::new(5, 5)]), true).is_err());
 /// # Ok::<(), bolt::handshake::VersionListError>(())
@@ -112,19 +117,25 @@ impl HandshakeOptions {
     /// The client's config: its proposals and supported versions.
     #[must_use]
     pub fn client(&self) -> ClientConfig {
-        match (&self.versions, self.manifest) {
-            (None, true) => ClientConfig::default(),
-            (None, false) => ClientConfig::legacy(),
-            (Some(list), true) => ClientConfig::default().with_supported(list),
-            (Some(list), false) => {
-                // The newest four as exact proposals (`list` is newest first).
-                let mut slots = [Proposal::Empty; 4];
-                for (slot, v) in slots.iter_mut().zip(list) {
-                    *slot = Proposal::exact(*v);
-                }
-                ClientConfig::new(slots).with_supported(list)
+        let Some(list) = &self.versions else {
+            return if self.manifest {
+                ClientConfig::default()
+            } else {
+                ClientConfig::legacy()
+            };
+        };
+        let mut slots = [Proposal::Empty; 4];
+        let mut free = slots.iter_mut();
+        if self.manifest {
+            if let Some(first) = free.next() {
+                *first = Proposal::MANIFEST_V1;
             }
         }
+        // `list` is newest first.
+        for (slot, v) in free.zip(list) {
+            *slot = Proposal::exact(*v);
+        }
+        ClientConfig::new(slots).with_supported(list)
     }
 
     /// The server's config: its supported versions and whether it answers a manifest.

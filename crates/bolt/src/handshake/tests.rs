@@ -753,12 +753,46 @@ fn handshake_options_legacy_list_offers_the_newest_four_exactly() {
         [V::V6_0, V::V5_8, V::V5_4, V::V5_2].map(Proposal::exact)
     );
     assert!(!client.offers_manifest());
-    // With the manifest the proposals stay the default ones; the list narrows the pick.
+    // With the manifest: the marker, then the newest three.
     let client = HandshakeOptions::new(Some(&list), true)
         .expect("known versions")
         .client();
-    assert_eq!(client.proposals(), ClientConfig::default().proposals());
+    assert_eq!(
+        *client.proposals(),
+        [
+            Proposal::MANIFEST_V1,
+            Proposal::exact(V::V6_0),
+            Proposal::exact(V::V5_8),
+            Proposal::exact(V::V5_4)
+        ]
+    );
     assert_eq!(client.supported(), options.versions().expect("a list"));
+}
+
+/// Regression: with the manifest and a version list, the client proposed the default
+/// ranges (6.1–6.0, 5.8–5.0, 4.4) while supporting only the list, so a server that
+/// predates the manifest picked a version in a range (5.8 here) and the client refused
+/// it with `unsupported_version` instead of agreeing on 5.4.
+#[test]
+fn manifest_offer_with_a_version_list_proposed_versions_the_client_refuses() {
+    let client = HandshakeOptions::new(Some(&[V::V5_4]), true)
+        .expect("known")
+        .client();
+    let mut client = ClientHandshake::new(client);
+    let old_server = ServerConfig::new(&[V::V5_8, V::V5_4]).with_manifest(false);
+    let mut server = ServerHandshake::new(old_server);
+    let Step::Negotiated { version, send, .. } = server.receive(&client.hello()).expect("hello")
+    else {
+        panic!("the server found no common version")
+    };
+    assert_eq!(version, V::V5_4);
+    let step = client
+        .receive(&send)
+        .expect("the client accepts the server's pick");
+    assert!(
+        matches!(step, Step::Negotiated { version, .. } if version == V::V5_4),
+        "{step:?}"
+    );
 }
 
 #[test]
