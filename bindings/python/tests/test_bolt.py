@@ -204,13 +204,15 @@ def test_server_handshake_refused_unknown_versions_like_the_client(role, version
 
 @pytest.mark.parametrize("manifest", [True, False])
 def test_same_handshake_arguments_agree_in_both_roles(manifest):
-    # Legacy offers the newest four of the list as exact versions; the server accepts
-    # exactly the list.
+    # The client proposes the manifest (if on), then the list's newest versions as exact
+    # proposals, never one it would refuse; the server accepts exactly the list.
     versions = [(4, 4), (5, 0), (5, 2), (5, 4), (5, 6), (6, 0)]
     client = ClientHandshake(versions=versions, manifest=manifest)
     server = ServerHandshake(versions=versions, manifest=manifest)
     hello = client.hello()
-    if not manifest:
+    if manifest:
+        assert hello[4:] == bytes.fromhex("000001FF 00000006 00000605 00000405")
+    else:
         assert hello[4:] == bytes.fromhex("00000006 00000605 00000405 00000205")
     step = server.receive(hello)
     if manifest:
