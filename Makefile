@@ -13,7 +13,8 @@ VENV_VECTORS := .venv-vectors
 .PHONY: demo demo-node python-env test test-rust test-examples copy-long lint test-vectors test-integration test-node test-python test-c fuzz-short bench bench-rust bench-python bench-node chart
 
 # The official Python driver on a real Neo4j 5.26: pure Python vs boltcodec vs
-# neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side.
+# neo4j-rust-ext, 100,000 nodes written and 100,000 rows read; rows/s side by side, and
+# the raw floor (the same read from a bare socket, decoded by boltcodec, no driver).
 demo: python-env
 	scripts/with-neo4j.sh 5.26 17474 -- .venv/bin/python scripts/demo.py
 

@@ -13,7 +13,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeClientHandshake {
   /**
    * A client offering `versions` (default: every supported one), with manifest v1
-   * unless `manifest` is false. Throws for an unknown version string.
+   * unless `manifest` is false (`bolt::handshake::HandshakeOptions`). Throws for an
+   * unparsable or unknown version, or an empty list.
    */
   constructor(versions?: Array<string> | undefined | null, manifest?: boolean | undefined | null)
   /** The 20 bytes to send first: the magic and the four proposals. */
@@ -90,7 +91,8 @@ export declare class NativeCodec {
 export declare class NativeConnection {
   /**
    * A connection whose handshake bytes are ready in `takeOutput`. Throws for an
-   * unknown version string or a `maxChunkSize` outside 1…65535.
+   * unparsable or unknown version, an empty version list or a `maxChunkSize` outside
+   * 1…65535.
    */
   constructor(options?: NativeConnectionOptions | undefined | null)
   /** Takes every byte waiting to be written to the socket. */
@@ -131,7 +133,8 @@ export declare class NativeConnection {
 export declare class NativeServerHandshake {
   /**
    * A server accepting `versions` (default: every supported one), answering manifest
-   * proposals unless `manifest` is false. Throws for an unknown version string.
+   * proposals unless `manifest` is false (`bolt::handshake::HandshakeOptions`). Throws
+   * for an unparsable or unknown version, or an empty list.
    */
   constructor(versions?: Array<string> | undefined | null, manifest?: boolean | undefined | null)
   /** Feeds the client's bytes. */

@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# Installs the npm dev dependencies of bindings/node as pinned by package-lock.json.
+# Installs the npm dev dependencies of bindings/node exactly as package-lock.json pins
+# them, with `npm ci` (node_modules is removed and rebuilt from the lock file alone).
 #
-# `npm ci` first. npm 11 rejects this lock file in `npm ci` ("Missing: @napi-rs/lzma-*
-# from lock file": optional platform packages of @napi-rs/cli's dependencies, which it
-# omits itself when writing the lock), so fall back to `npm install` with the same lock
-# file, and put the committed lock file back afterwards so the tree stays clean.
+# No fallback: when the lock file is out of sync with package.json, `npm ci` refuses it
+# and this script fails, naming what npm found missing. A fresh machine must get the
+# locked versions, never whatever `npm install` would resolve that day. To mend the lock
+# after changing package.json: `npm install --package-lock-only` in bindings/node, check
+# that `git diff package-lock.json` only adds or changes what the change needs, commit.
+# (The lock lists every platform's optional package of the dev tools, e.g. the
+# @napi-rs/lzma-* builds; npm ci checks they are all there, even those it skips here.)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if npm ci --no-audit --no-fund >&2 2>/tmp/npm-ci.$$.log; then
-  rm -f /tmp/npm-ci.$$.log
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if npm ci --no-audit --no-fund >"$log" 2>&1; then
+  cat "$log" >&2
   exit 0
 fi
-grep -E "npm error" /tmp/npm-ci.$$.log | head -3 >&2 || true
-rm -f /tmp/npm-ci.$$.log
-echo "npm-install.sh: npm ci refused the lock file; npm install with it instead" >&2
-saved="$(mktemp)"
-cp package-lock.json "$saved"
-status=0
-npm install --no-audit --no-fund >&2 || status=$?
-cp "$saved" package-lock.json
-rm -f "$saved"
-exit "$status"
+{
+  echo "npm-install.sh: npm ci failed in bindings/node (no fallback to npm install):"
+  grep -E "^npm error [^ ]" "$log" | head -20
+  echo "npm-install.sh: if it says the lock file is out of sync, mend package-lock.json"
+  echo "  (npm install --package-lock-only) and commit it; see the comment in this script."
+} >&2
+exit 1

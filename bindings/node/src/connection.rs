@@ -9,7 +9,7 @@
 use bolt::connection::{
     ClientConnection, ConnectionConfig, ConnectionError, Event, ReceivedResponse, ServerState,
 };
-use bolt::handshake::{ClientConfig, Proposal};
+use bolt::handshake::HandshakeOptions;
 use bolt::message::{MessageCodec, MessageError, RequestKind, Response, ResponseKind};
 use bolt::BoltVersion;
 use napi::bindgen_prelude::{Buffer, BufferSlice};
@@ -129,33 +129,15 @@ pub(crate) fn parse_versions(versions: &[String]) -> Result<Vec<BoltVersion>, Er
         .collect()
 }
 
-/// The handshake offer for `versions` (all supported ones by default): manifest v1 plus
-/// the default ranges, or the legacy proposals; a chosen list is offered as exact
-/// versions, newest first, in the slots left.
-pub(crate) fn client_config(
+/// The core's handshake options from the JS arguments (version strings; `None`: every
+/// supported version): one reading of `versions` and `manifest` for both roles. An
+/// unparsable string, an empty list or an unknown version is an error.
+pub(crate) fn handshake_options(
     versions: Option<&[String]>,
     manifest: bool,
-) -> Result<ClientConfig, ErrorInfo> {
-    let Some(versions) = versions else {
-        return Ok(if manifest {
-            ClientConfig::default()
-        } else {
-            ClientConfig::legacy()
-        });
-    };
-    let mut list = parse_versions(versions)?;
-    list.sort_by(|a, b| b.cmp(a));
-    let mut slots = [Proposal::Empty; 4];
-    let mut free = slots.iter_mut();
-    if manifest {
-        if let Some(s) = free.next() {
-            *s = Proposal::MANIFEST_V1;
-        }
-    }
-    for (slot, v) in free.zip(&list) {
-        *slot = Proposal::exact(*v);
-    }
-    Ok(ClientConfig::new(slots).with_supported(&list))
+) -> Result<HandshakeOptions, ErrorInfo> {
+    let list = versions.map(parse_versions).transpose()?;
+    HandshakeOptions::new(list.as_deref(), manifest).map_err(|e| error_info(&e, None))
 }
 
 fn state_name(s: ServerState) -> String {
@@ -180,12 +162,14 @@ pub struct NativeConnection {
 #[napi]
 impl NativeConnection {
     /// A connection whose handshake bytes are ready in `takeOutput`. Throws for an
-    /// unknown version string or a `maxChunkSize` outside 1…65535.
+    /// unparsable or unknown version, an empty version list or a `maxChunkSize` outside
+    /// 1…65535.
     #[napi(constructor)]
     pub fn new(options: Option<NativeConnectionOptions>) -> napi::Result<Self> {
         let o = options.unwrap_or_default();
-        let handshake = client_config(o.versions.as_deref(), o.manifest.unwrap_or(true))
-            .map_err(|e| napi::Error::from_reason(e.message))?;
+        let handshake = handshake_options(o.versions.as_deref(), o.manifest.unwrap_or(true))
+            .map_err(|e| napi::Error::from_reason(e.message))?
+            .client();
         let decode = o.decode.unwrap_or_default();
         let mut config = ConnectionConfig {
             handshake,

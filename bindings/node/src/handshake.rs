@@ -1,12 +1,12 @@
 //! Both roles of the Bolt handshake (legacy proposals and manifest v1) for JS, on their
 //! own: `bolt::handshake` steps in, plain objects out.
 
-use bolt::handshake::{ClientHandshake, HandshakeError, ServerConfig, ServerHandshake, Step};
+use bolt::handshake::{ClientHandshake, HandshakeError, ServerHandshake, Step};
 use bolt::BoltVersion;
 use napi::bindgen_prelude::{Buffer, BufferSlice};
 use napi_derive::napi;
 
-use crate::connection::{client_config, error_info, parse_versions};
+use crate::connection::{error_info, handshake_options};
 use crate::decode::ErrorInfo;
 
 /// What a handshake wants next, as data.
@@ -63,13 +63,14 @@ pub struct NativeClientHandshake {
 #[napi]
 impl NativeClientHandshake {
     /// A client offering `versions` (default: every supported one), with manifest v1
-    /// unless `manifest` is false. Throws for an unknown version string.
+    /// unless `manifest` is false (`bolt::handshake::HandshakeOptions`). Throws for an
+    /// unparsable or unknown version, or an empty list.
     #[napi(constructor)]
     pub fn new(versions: Option<Vec<String>>, manifest: Option<bool>) -> napi::Result<Self> {
-        let config = client_config(versions.as_deref(), manifest.unwrap_or(true))
+        let options = handshake_options(versions.as_deref(), manifest.unwrap_or(true))
             .map_err(|e| napi::Error::from_reason(e.message))?;
         Ok(NativeClientHandshake {
-            inner: ClientHandshake::new(config),
+            inner: ClientHandshake::new(options.client()),
         })
     }
 
@@ -95,17 +96,14 @@ pub struct NativeServerHandshake {
 #[napi]
 impl NativeServerHandshake {
     /// A server accepting `versions` (default: every supported one), answering manifest
-    /// proposals unless `manifest` is false. Throws for an unknown version string.
+    /// proposals unless `manifest` is false (`bolt::handshake::HandshakeOptions`). Throws
+    /// for an unparsable or unknown version, or an empty list.
     #[napi(constructor)]
     pub fn new(versions: Option<Vec<String>>, manifest: Option<bool>) -> napi::Result<Self> {
-        let config = match versions {
-            Some(v) => ServerConfig::new(
-                &parse_versions(&v).map_err(|e| napi::Error::from_reason(e.message))?,
-            ),
-            None => ServerConfig::default(),
-        };
+        let options = handshake_options(versions.as_deref(), manifest.unwrap_or(true))
+            .map_err(|e| napi::Error::from_reason(e.message))?;
         Ok(NativeServerHandshake {
-            inner: ServerHandshake::new(config.with_manifest(manifest.unwrap_or(true))),
+            inner: ServerHandshake::new(options.server()),
         })
     }
 

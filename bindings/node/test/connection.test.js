@@ -335,6 +335,25 @@ test('handshake roles: manifest v1 and legacy, errors with offsets', () => {
   assert.throws(() => new ClientHandshake({ versions: ['five'] }), /five/)
 })
 
+// Regression: ServerHandshake built its version list itself and dropped an unknown
+// version (or took an empty list) without a word; both roles and the connection now read
+// versions and manifest through the core's one HandshakeOptions.
+test('server_handshake_accepted_unknown_versions_silently: every role refuses an empty or unknown list', () => {
+  for (const manifest of [true, false]) {
+    for (const make of [
+      (o) => new ClientHandshake(o), (o) => new ServerHandshake(o), (o) => new ClientConnection(o)
+    ]) {
+      assert.throws(() => make({ versions: ['5.8', '9.9'], manifest }), /Bolt 9\.9 is not a version/)
+      assert.throws(() => make({ versions: ['5.5'], manifest }), /Bolt 5\.5 is not a version/)
+      assert.throws(() => make({ versions: [], manifest }), /version list is empty/)
+    }
+  }
+  // The proposals come from the core: the manifest, then the list's newest versions.
+  const hello = (manifest) => new ClientHandshake({ versions: ['4.4', '5.4'], manifest }).hello().subarray(4)
+  assert.equal(hello(true).toString('hex'), '000001ff' + '00000405' + '00000404' + '00000000')
+  assert.equal(hello(false).toString('hex'), '00000405' + '00000404' + '00000000' + '00000000')
+})
+
 test('WebSocket: a client connection talks to a server handshake through both adapters', () => {
   const client = WebSocket.client('localhost:7687', { key: Buffer.alloc(16, 7), maskSeed: Buffer.alloc(8, 1) })
   const server = WebSocket.server()

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 use bolt::connection::{ClientConnection, ConnectionConfig, ConnectionError, Event};
-use bolt::handshake::{ClientConfig, Proposal};
+use bolt::handshake::HandshakeOptions;
 use bolt::message::{MessageError, RequestKind, ResponseKind};
 use bolt::BoltVersion;
 use packstream::{DecodeLimits, ErrorInfo};
@@ -125,38 +125,20 @@ pub struct PyClientConnection {
     pending_error: Option<PyErr>,
 }
 
-/// The handshake config from the Python arguments.
-pub(crate) fn handshake_config(
+/// The core's handshake options from the Python arguments (`versions` as
+/// `(major, minor)` tuples, `None` for the defaults): one conversion for both roles.
+/// An empty or unknown version list raises `BoltError` (`no_versions`, `unknown_version`).
+pub(crate) fn handshake_options(
+    py: Python<'_>,
     manifest: bool,
     versions: Option<Vec<(u8, u8)>>,
-) -> PyResult<ClientConfig> {
-    let Some(versions) = versions else {
-        return Ok(if manifest {
-            ClientConfig::default()
-        } else {
-            ClientConfig::legacy()
-        });
-    };
-    let versions: Vec<BoltVersion> = versions
-        .into_iter()
-        .map(|(major, minor)| BoltVersion::new(major, minor))
-        .collect();
-    if versions.is_empty() || versions.iter().any(|v| !v.is_known()) {
-        return Err(PyValueError::new_err(
-            "versions: give one or more known Bolt versions such as (5, 8) or (4, 4)",
-        ));
-    }
-    if manifest {
-        return Ok(ClientConfig::default().with_supported(&versions));
-    }
-    // Legacy: the newest four as exact proposals.
-    let mut sorted = versions.clone();
-    sorted.sort_by(|a, b| b.cmp(a));
-    let mut slots = [Proposal::Empty; 4];
-    for (slot, v) in slots.iter_mut().zip(&sorted) {
-        *slot = Proposal::exact(*v);
-    }
-    Ok(ClientConfig::new(slots).with_supported(&versions))
+) -> PyResult<HandshakeOptions> {
+    let versions: Option<Vec<BoltVersion>> = versions.map(|vs| {
+        vs.into_iter()
+            .map(|(major, minor)| BoltVersion::new(major, minor))
+            .collect()
+    });
+    HandshakeOptions::new(versions.as_deref(), manifest).map_err(|e| core_error(py, &e))
 }
 
 impl PyClientConnection {
@@ -252,6 +234,7 @@ impl PyClientConnection {
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments
     fn new(
+        py: Python<'_>,
         versions: Option<Vec<(u8, u8)>>,
         manifest: bool,
         bolt_agent: Option<String>,
@@ -262,7 +245,7 @@ impl PyClientConnection {
         max_depth: u32,
     ) -> PyResult<Self> {
         let mut config = ConnectionConfig {
-            handshake: handshake_config(manifest, versions)?,
+            handshake: handshake_options(py, manifest, versions)?.client(),
             bolt_agent,
             request_utc_patch,
             max_chunk_size,

@@ -1,12 +1,11 @@
 //! `boltcodec.bolt.ClientHandshake` / `ServerHandshake`: the core's handshake state
 //! machines (both roles, legacy proposals and manifest v1) for Python. Conversion only.
 
-use bolt::handshake::{ClientHandshake, ServerConfig, ServerHandshake, Step};
-use bolt::BoltVersion;
+use bolt::handshake::{ClientHandshake, ServerHandshake, Step};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::connection::{bolt_object, core_error, handshake_config, version_tuple};
+use crate::connection::{bolt_object, core_error, handshake_options, version_tuple};
 use crate::ffi::Input;
 use crate::guard;
 
@@ -57,9 +56,10 @@ pub struct PyClientHandshake {
 impl PyClientHandshake {
     #[new]
     #[pyo3(signature = (*, versions = None, manifest = true))]
-    fn new(versions: Option<Vec<(u8, u8)>>, manifest: bool) -> PyResult<Self> {
+    fn new(py: Python<'_>, versions: Option<Vec<(u8, u8)>>, manifest: bool) -> PyResult<Self> {
+        let options = handshake_options(py, manifest, versions)?;
         Ok(PyClientHandshake {
-            inner: ClientHandshake::new(handshake_config(manifest, versions)?),
+            inner: ClientHandshake::new(options.client()),
         })
     }
 
@@ -88,20 +88,11 @@ pub struct PyServerHandshake {
 impl PyServerHandshake {
     #[new]
     #[pyo3(signature = (*, versions = None, manifest = true))]
-    fn new(versions: Option<Vec<(u8, u8)>>, manifest: bool) -> Self {
-        let config = match versions {
-            Some(vs) => {
-                let vs: Vec<BoltVersion> = vs
-                    .into_iter()
-                    .map(|(major, minor)| BoltVersion::new(major, minor))
-                    .collect();
-                ServerConfig::new(&vs)
-            }
-            None => ServerConfig::default(),
-        };
-        PyServerHandshake {
-            inner: ServerHandshake::new(config.with_manifest(manifest)),
-        }
+    fn new(py: Python<'_>, versions: Option<Vec<(u8, u8)>>, manifest: bool) -> PyResult<Self> {
+        let options = handshake_options(py, manifest, versions)?;
+        Ok(PyServerHandshake {
+            inner: ServerHandshake::new(options.server()),
+        })
     }
 
     /// Feeds the client's bytes; returns a ``HandshakeStep``.

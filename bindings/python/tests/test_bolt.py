@@ -185,6 +185,52 @@ def test_server_rejects_a_client_with_no_common_version():
     assert e.value.kind == "no_common_version"
 
 
+@pytest.mark.parametrize("role", [ClientHandshake, ServerHandshake, ClientConnection])
+@pytest.mark.parametrize(
+    ("versions", "kind"),
+    [([], "no_versions"), ([(5, 8), (5, 5)], "unknown_version"), ([(9, 9)], "unknown_version")],
+)
+def test_server_handshake_refused_unknown_versions_like_the_client(role, versions, kind):
+    # Regression: ServerHandshake built its version list itself and dropped an unknown
+    # version (or took an empty list) without a word, while the client side refused it.
+    # Both roles now take the core's one reading of `versions` and `manifest`.
+    for manifest in (True, False):
+        with pytest.raises(BoltError) as e:
+            role(versions=versions, manifest=manifest)
+        assert (e.value.kind, e.value.offset) == (kind, None)
+        if versions:
+            assert str(e.value).startswith(f"Bolt {versions[-1][0]}.{versions[-1][1]} is not")
+
+
+@pytest.mark.parametrize("manifest", [True, False])
+def test_same_handshake_arguments_agree_in_both_roles(manifest):
+    # The client proposes the manifest (if on), then the list's newest versions as exact
+    # proposals, never one it would refuse; the server accepts exactly the list.
+    versions = [(4, 4), (5, 0), (5, 2), (5, 4), (5, 6), (6, 0)]
+    client = ClientHandshake(versions=versions, manifest=manifest)
+    server = ServerHandshake(versions=versions, manifest=manifest)
+    hello = client.hello()
+    if manifest:
+        assert hello[4:] == bytes.fromhex("000001FF 00000006 00000605 00000405")
+    else:
+        assert hello[4:] == bytes.fromhex("00000006 00000605 00000405 00000205")
+    step = server.receive(hello)
+    if manifest:
+        step = server.receive(client.receive(step.send).send)
+    else:
+        assert client.receive(step.send).version == (6, 0)
+    assert (step.status, step.version) == ("negotiated", (6, 0))
+    # Nothing in common: the legacy server rejects the client; the manifest server offers
+    # 5.8 alone and the client rejects that.
+    other = ServerHandshake(versions=[(5, 8)], manifest=manifest)
+    client = ClientHandshake(versions=versions, manifest=manifest)
+    step = other.receive(client.hello())
+    if manifest:
+        assert step.status == "continue"
+        step = client.receive(step.send)
+    assert step.status == "rejected"
+
+
 def test_handshake_bad_magic_raises_with_offset():
     with pytest.raises(BoltError) as e:
         ServerHandshake().receive(bytes.fromhex("6060B018") + bytes(16))

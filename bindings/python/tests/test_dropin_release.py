@@ -397,6 +397,12 @@ def graph_structures() -> list[t.Any]:
 
 @pytest.mark.parametrize(("name", "packer", "unpacker", "handler"), TRIPLES, ids=TRIPLE_IDS)
 def test_hydrated_values_are_what_the_release_builds(name, packer, unpacker, handler) -> None:
+    def unpacked(data: bytes, pure: bool) -> t.Any:
+        """The outcome of the release's unpacker on ``data``, with a fresh scope's hooks."""
+        return outcome(
+            lambda: unpack(unpacker, data, handler().new_hydration_scope().hydration_hooks, pure)
+        )
+
     compared = 0
     for value in dehydratable_values():
         scope = handler().new_hydration_scope()
@@ -406,31 +412,11 @@ def test_hydrated_values_are_what_the_release_builds(name, packer, unpacker, han
         if ours[0] != "ok":
             continue
         data = pure_pack(packer, value, scope.dehydration_hooks)
-        got = outcome(
-            lambda d=data: unpack(
-                unpacker, d, handler().new_hydration_scope().hydration_hooks, False
-            )
-        )
-        want = outcome(
-            lambda d=data: unpack(
-                unpacker, d, handler().new_hydration_scope().hydration_hooks, True
-            )
-        )
-        assert got == want, (name, value)
+        assert unpacked(data, pure=False) == unpacked(data, pure=True), (name, value)
         compared += 1
     for value in graph_structures():
         data = pure_pack(packer, value)
-        got = outcome(
-            lambda d=data: unpack(
-                unpacker, d, handler().new_hydration_scope().hydration_hooks, False
-            )
-        )
-        want = outcome(
-            lambda d=data: unpack(
-                unpacker, d, handler().new_hydration_scope().hydration_hooks, True
-            )
-        )
-        assert got == want, (name, value)
+        assert unpacked(data, pure=False) == unpacked(data, pure=True), (name, value)
         compared += 1
     assert compared > 40
 

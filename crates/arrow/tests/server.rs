@@ -214,26 +214,17 @@ fn ty(types: &[(String, DataType)], name: &str) -> String {
 }
 
 /// Every version the server negotiates, one at a time (4.4 with and without the `utc`
-/// patch): Neo4j 5.26 offers 4.4, 5.0–5.4 and 5.6–5.8; 2026.x adds 6.0 and 6.1.
+/// patch): Neo4j 5.26 offers 4.4, 5.0–5.4 and 5.6–5.8; 2026.x adds 6.0 and 6.1
+/// (`test_support::neo4j_bolt_versions`; 4.0–4.3 are decode-only here).
 fn offers() -> Vec<(BoltVersion, bool)> {
-    use BoltVersion as V;
-    let mut v = vec![(V::V4_4, true), (V::V4_4, false)];
-    for x in [
-        V::V5_0,
-        V::V5_1,
-        V::V5_2,
-        V::V5_3,
-        V::V5_4,
-        V::V5_6,
-        V::V5_7,
-        V::V5_8,
-    ] {
-        v.push((x, false));
+    let mut offers = vec![(BoltVersion::V4_4, true)];
+    for (major, minor) in test_support::neo4j_bolt_versions(&var("NEO4J_FLAVOUR")) {
+        let version = BoltVersion::new(major, minor);
+        if version.is_supported() {
+            offers.push((version, false));
+        }
     }
-    if var("NEO4J_FLAVOUR") == "2026" {
-        v.extend([(V::V6_0, false), (V::V6_1, false)]);
-    }
-    v
+    offers
 }
 
 #[test]

@@ -577,15 +577,10 @@ fn nesting_deeper_than_the_limit_becomes_text() {
 #[test]
 fn a_thousand_nested_lists_do_not_overflow_the_stack() {
     // Run on a small stack: the recursion is bounded by MAX_NESTING, not the input.
-    std::thread::Builder::new()
-        .stack_size(512 * 1024)
-        .spawn(|| {
-            let b = column(V, vec![nested(1000)]);
-            assert_eq!(b.num_rows(), 1);
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    test_support::on_stack(512 * 1024, || {
+        let b = column(V, vec![nested(1000)]);
+        assert_eq!(b.num_rows(), 1);
+    });
 }
 
 #[test]

@@ -84,25 +84,15 @@ fn parse(text: &str) -> Capture {
 }
 
 fn server_config(path: &Path) -> ServerConfig {
-    use BoltVersion as V;
-    let mut versions = vec![
-        V::V4_0,
-        V::V4_1,
-        V::V4_2,
-        V::V4_3,
-        V::V4_4,
-        V::V5_0,
-        V::V5_1,
-        V::V5_2,
-        V::V5_3,
-        V::V5_4,
-        V::V5_6,
-        V::V5_7,
-        V::V5_8,
-    ];
-    if path.to_string_lossy().contains("neo4j-2026") {
-        versions.extend([V::V6_0, V::V6_1]);
-    }
+    let flavour = if path.to_string_lossy().contains("neo4j-2026") {
+        "2026"
+    } else {
+        "5.26"
+    };
+    let versions: Vec<BoltVersion> = test_support::neo4j_bolt_versions(flavour)
+        .into_iter()
+        .map(|(major, minor)| BoltVersion::new(major, minor))
+        .collect();
     ServerConfig::new(&versions)
 }
 

@@ -6,7 +6,6 @@
 use bolt::connection::{
     ClientConnection, ConnectionConfig, ConnectionError, Event, ServerConnection, ServerState,
 };
-use bolt::handshake::{ClientConfig, Proposal, ServerConfig};
 use bolt::message::{
     Begin, Failure, Hello, Logon, Pull, Record, Request, RequestKind, Response, Run, Success,
 };
@@ -14,35 +13,11 @@ use bolt::BoltVersion;
 use packstream::{Value, ValueRef};
 use proptest::prelude::*;
 
+mod common;
+
 /// A connected client/server pair that agreed on `version` (offered alone).
 fn pair(version: BoltVersion) -> (ClientConnection, ServerConnection) {
-    let proposals = [
-        Proposal::exact(version),
-        Proposal::Empty,
-        Proposal::Empty,
-        Proposal::Empty,
-    ];
-    let config = ConnectionConfig {
-        handshake: ClientConfig::new(proposals).with_supported(&[version]),
-        ..ConnectionConfig::default()
-    };
-    let mut client = ClientConnection::new(config);
-    let all: Vec<BoltVersion> = BoltVersion::SUPPORTED
-        .iter()
-        .chain(BoltVersion::DECODE_ONLY)
-        .copied()
-        .collect();
-    let mut server = ServerConnection::new(ServerConfig::new(&all));
-    server
-        .receive(&client.take_output())
-        .expect("server handshake");
-    client
-        .receive(&server.take_output())
-        .expect("client handshake");
-    assert_eq!(client.poll_event(), Some(Event::Negotiated(version)));
-    assert_eq!(server.version(), Some(version));
-    assert_eq!(client.state(), ServerState::Negotiation);
-    (client, server)
+    common::negotiated(version, ConnectionConfig::default())
 }
 
 /// Logs in (HELLO, plus LOGON from 5.1) and answers with SUCCESS.
@@ -101,11 +76,51 @@ fn record(values: &[i64]) -> Response<'static> {
     ))
 }
 
+/// A logged-in client/server pair that agreed on `version`, in READY.
+fn ready(version: BoltVersion) -> (ClientConnection, ServerConnection) {
+    let (mut client, mut server) = pair(version);
+    login(&mut client, &mut server);
+    (client, server)
+}
+
+/// The client pipelines RUN `query` and `pull`; the server reads exactly those two.
+fn run_and_pull(
+    client: &mut ClientConnection,
+    server: &mut ServerConnection,
+    query: &str,
+    pull: Pull<'_>,
+) {
+    client.send(&Request::Run(Run::new(query))).expect("RUN");
+    client.send(&Request::Pull(pull)).expect("PULL");
+    deliver(client, server);
+    assert_eq!(kinds(server), [RequestKind::Run, RequestKind::Pull]);
+}
+
+/// The server's answer to a RUN and its PULL: the RUN's SUCCESS `{fields: ["x"]}`, one
+/// RECORD per row, then the PULL's `summary`; returns the bytes it wrote.
+fn answer_rows<R: AsRef<[i64]>>(
+    server: &mut ServerConnection,
+    rows: impl IntoIterator<Item = R>,
+    summary: Success<'_>,
+) -> Vec<u8> {
+    server
+        .send(&Response::Success(
+            Success::default().with("fields", vec!["x"]),
+        ))
+        .expect("RUN's SUCCESS");
+    for row in rows {
+        server.send(&record(row.as_ref())).expect("RECORD");
+    }
+    server
+        .send(&Response::Success(summary))
+        .expect("PULL's summary");
+    server.take_output()
+}
+
 #[test]
 fn handshake_and_login_in_every_supported_version() {
     for &v in BoltVersion::SUPPORTED {
-        let (mut client, mut server) = pair(v);
-        login(&mut client, &mut server);
+        let (mut client, _server) = ready(v);
         client
             .send(&Request::Run(Run::new("RETURN 1")))
             .expect("RUN");
@@ -188,8 +203,7 @@ fn illegal_sequences_are_refused_before_anything_is_written() {
     // A further PULL is refused too: the result may be finished by then.
     assert!(!client.can_send(RequestKind::Pull));
     // PULL of everything ends the result: RUN may follow in the same pipeline.
-    let (mut client, mut server) = pair(BoltVersion::V5_8);
-    login(&mut client, &mut server);
+    let (mut client, _server) = ready(BoltVersion::V5_8);
     client
         .send(&Request::Run(Run::new("RETURN 1")))
         .expect("RUN");
@@ -201,26 +215,15 @@ fn illegal_sequences_are_refused_before_anything_is_written() {
 
 #[test]
 fn pipelined_query_streams_records_and_returns_to_ready() {
-    let (mut client, mut server) = pair(BoltVersion::V6_1);
-    login(&mut client, &mut server);
-    client
-        .send(&Request::Run(Run::new("UNWIND range(1, 3) AS x RETURN x")))
-        .expect("RUN");
-    client.send(&Request::Pull(Pull::new(1000))).expect("PULL");
-    deliver(&mut client, &mut server);
-    assert_eq!(kinds(&mut server), [RequestKind::Run, RequestKind::Pull]);
-    server
-        .send(&Response::Success(
-            Success::default().with("fields", vec!["x"]),
-        ))
-        .expect("send");
-    for i in 1..=3 {
-        server.send(&record(&[i])).expect("send");
-    }
-    server
-        .send(&Response::Success(Success::default().with("type", "r")))
-        .expect("send");
-    client.receive(&server.take_output()).expect("responses");
+    let (mut client, mut server) = ready(BoltVersion::V6_1);
+    let query = "UNWIND range(1, 3) AS x RETURN x";
+    run_and_pull(&mut client, &mut server, query, Pull::new(1000));
+    let bytes = answer_rows(
+        &mut server,
+        (1..=3).map(|i| [i]),
+        Success::default().with("type", "r"),
+    );
+    client.receive(&bytes).expect("responses");
     let ev = events(&mut client);
     assert_eq!(ev.len(), 5);
     assert!(
@@ -243,27 +246,12 @@ fn pipelined_query_streams_records_and_returns_to_ready() {
 
 #[test]
 fn pull_n_gives_back_pressure_batch_by_batch() {
-    let (mut client, mut server) = pair(BoltVersion::V5_0);
-    login(&mut client, &mut server);
-    client
-        .send(&Request::Run(Run::new("UNWIND range(1, 5) AS x RETURN x")))
-        .expect("RUN");
-    client.send(&Request::Pull(Pull::new(2))).expect("PULL 2");
-    deliver(&mut client, &mut server);
-    kinds(&mut server);
-    server
-        .send(&Response::Success(
-            Success::default().with("fields", vec!["x"]),
-        ))
-        .expect("send");
-    server.send(&record(&[1])).expect("send");
-    server.send(&record(&[2])).expect("send");
-    server
-        .send(&Response::Success(
-            Success::default().with("has_more", true),
-        ))
-        .expect("send");
-    client.receive(&server.take_output()).expect("batch 1");
+    let (mut client, mut server) = ready(BoltVersion::V5_0);
+    let query = "UNWIND range(1, 5) AS x RETURN x";
+    run_and_pull(&mut client, &mut server, query, Pull::new(2));
+    let has_more = Success::default().with("has_more", true);
+    let bytes = answer_rows(&mut server, [[1], [2]], has_more);
+    client.receive(&bytes).expect("batch 1");
     assert_eq!(events(&mut client).len(), 4);
     assert_eq!(
         client.state(),
@@ -287,14 +275,8 @@ fn pull_n_gives_back_pressure_batch_by_batch() {
 
 #[test]
 fn failure_then_ignored_then_reset() {
-    let (mut client, mut server) = pair(BoltVersion::V5_8);
-    login(&mut client, &mut server);
-    client
-        .send(&Request::Run(Run::new("RETRUN 1")))
-        .expect("RUN");
-    client.send(&Request::Pull(Pull::new(1000))).expect("PULL");
-    deliver(&mut client, &mut server);
-    kinds(&mut server);
+    let (mut client, mut server) = ready(BoltVersion::V5_8);
+    run_and_pull(&mut client, &mut server, "RETRUN 1", Pull::new(1000));
     let failure = Failure::new(
         BoltVersion::V5_8,
         "Neo.ClientError.Statement.SyntaxError",
@@ -362,8 +344,7 @@ fn failed_login_makes_the_connection_defunct() {
 
 #[test]
 fn explicit_transaction_with_two_open_results() {
-    let (mut client, mut server) = pair(BoltVersion::V4_4);
-    login(&mut client, &mut server);
+    let (mut client, mut server) = ready(BoltVersion::V4_4);
     client.send(&Request::Begin(Begin::new())).expect("BEGIN");
     client
         .send(&Request::Run(Run::new("RETURN 1")))
@@ -410,8 +391,7 @@ fn explicit_transaction_with_two_open_results() {
     assert_eq!(events(&mut client).len(), 8);
     assert_eq!(client.state(), ServerState::Ready);
     // Bolt 3 has no second result inside a transaction.
-    let (mut c3, mut s3) = pair(BoltVersion::V3_0);
-    login(&mut c3, &mut s3);
+    let (mut c3, _s3) = ready(BoltVersion::V3_0);
     c3.send(&Request::Begin(Begin::new())).expect("BEGIN");
     c3.send(&Request::Run(Run::new("RETURN 1"))).expect("RUN");
     assert!(c3.send(&Request::Run(Run::new("RETURN 2"))).is_err());
@@ -419,8 +399,7 @@ fn explicit_transaction_with_two_open_results() {
 
 #[test]
 fn responses_nobody_asked_for_are_protocol_errors() {
-    let (mut client, mut server) = pair(BoltVersion::V5_8);
-    login(&mut client, &mut server);
+    let (mut client, mut server) = ready(BoltVersion::V5_8);
     server
         .send(&Response::Success(Success::default()))
         .expect("send");
@@ -439,8 +418,7 @@ fn responses_nobody_asked_for_are_protocol_errors() {
     );
     assert_eq!(client.state(), ServerState::Defunct);
     // A RECORD answering a RUN.
-    let (mut client, mut server) = pair(BoltVersion::V5_8);
-    login(&mut client, &mut server);
+    let (mut client, mut server) = ready(BoltVersion::V5_8);
     client
         .send(&Request::Run(Run::new("RETURN 1")))
         .expect("RUN");
@@ -450,8 +428,7 @@ fn responses_nobody_asked_for_are_protocol_errors() {
 
 #[test]
 fn goodbye_ends_the_connection() {
-    let (mut client, mut server) = pair(BoltVersion::V5_8);
-    login(&mut client, &mut server);
+    let (mut client, mut server) = ready(BoltVersion::V5_8);
     client.send(&Request::Goodbye).expect("GOODBYE");
     assert_eq!(client.state(), ServerState::Defunct);
     assert!(client.send(&Request::Run(Run::new("RETURN 1"))).is_err());
@@ -473,18 +450,10 @@ proptest! {
     /// Whatever the split of the server's bytes into reads, the events are the same.
     #[test]
     fn any_read_split_gives_the_same_events(cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12)) {
-        let (mut client, mut server) = pair(BoltVersion::V5_8);
-        login(&mut client, &mut server);
-        client.send(&Request::Run(Run::new("RETURN x"))).expect("RUN");
-        client.send(&Request::Pull(Pull::all())).expect("PULL");
-        deliver(&mut client, &mut server);
-        kinds(&mut server);
-        server.send(&Response::Success(Success::default().with("fields", vec!["x"]))).expect("send");
-        for i in 0..20 {
-            server.send(&record(&[i, i * 1000, -i])).expect("send");
-        }
-        server.send(&Response::Success(Success::default())).expect("send");
-        let bytes = server.take_output();
+        let (mut client, mut server) = ready(BoltVersion::V5_8);
+        run_and_pull(&mut client, &mut server, "RETURN x", Pull::all());
+        let rows = (0..20).map(|i| [i, i * 1000, -i]);
+        let bytes = answer_rows(&mut server, rows, Success::default());
         let mut at: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
         at.push(0);
         at.push(bytes.len());
@@ -572,35 +541,17 @@ fn requests_after_a_failed_login_report_defunct() {
 fn receive_with_hands_records_to_the_caller_and_keeps_the_state_rules() {
     use bolt::connection::ReceivedResponse;
     use bolt::message::{MessageError, ResponseKind};
-    let (mut client, mut server) = pair(BoltVersion::V5_8);
-    login(&mut client, &mut server);
-    client
-        .send(&Request::Run(Run::new("RETURN 1")))
-        .expect("RUN");
-    client.send(&Request::Pull(Pull::new(2))).expect("PULL");
-    deliver(&mut client, &mut server);
-    let _ = kinds(&mut server);
-    server
-        .send(&Response::Success(
-            Success::default().with("fields", vec!["x"]),
-        ))
-        .expect("send");
-    server.send(&record(&[1])).expect("send");
-    server.send(&record(&[2])).expect("send");
-    server
-        .send(&Response::Success(
-            Success::default().with("has_more", true),
-        ))
-        .expect("send");
+    let (mut client, mut server) = ready(BoltVersion::V5_8);
+    run_and_pull(&mut client, &mut server, "RETURN 1", Pull::new(2));
+    let has_more = Success::default().with("has_more", true);
+    let bytes = answer_rows(&mut server, [[1], [2]], has_more);
     let mut seen: Vec<(ResponseKind, Vec<u8>, u64)> = Vec::new();
     let mut keep = |m: &ReceivedResponse<'_>| -> Result<(), MessageError> {
         assert_eq!(m.version, BoltVersion::V5_8);
         seen.push((m.kind, m.bytes.to_vec(), m.stream_offset));
         Ok(())
     };
-    client
-        .receive_with(&server.take_output(), &mut keep)
-        .expect("responses");
+    client.receive_with(&bytes, &mut keep).expect("responses");
     let kinds_seen: Vec<ResponseKind> = seen.iter().map(|s| s.0).collect();
     assert_eq!(
         kinds_seen,

@@ -2,28 +2,11 @@
 //! `utc` patch: servers from 5.3 expect `bolt_agent`, and on 4.3/4.4 DateTimes switch
 //! to the UTC structures once the server accepted `patch_bolt: ["utc"]`.
 
-use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerConnection};
-use bolt::handshake::{ClientConfig, Proposal, ServerConfig};
+use bolt::connection::{ConnectionConfig, Event};
 use bolt::message::{BoltAgent, Hello, Request, Response, Success};
 use bolt::BoltVersion;
 
-fn pair(version: BoltVersion, config: ConnectionConfig) -> (ClientConnection, ServerConnection) {
-    let proposals = [
-        Proposal::exact(version),
-        Proposal::Empty,
-        Proposal::Empty,
-        Proposal::Empty,
-    ];
-    let mut client = ClientConnection::new(ConnectionConfig {
-        handshake: ClientConfig::new(proposals).with_supported(&[version]),
-        ..config
-    });
-    let mut server = ServerConnection::new(ServerConfig::new(&[version]));
-    server.receive(&client.take_output()).expect("handshake");
-    client.receive(&server.take_output()).expect("handshake");
-    assert_eq!(client.poll_event(), Some(Event::Negotiated(version)));
-    (client, server)
-}
+mod common;
 
 /// Sends `hello` and returns the HELLO the server received, as (bolt_agent product,
 /// platform present, patch_bolt).
@@ -32,7 +15,7 @@ fn sent_hello(
     config: ConnectionConfig,
     hello: Hello<'_>,
 ) -> (Option<String>, bool, Option<Vec<String>>) {
-    let (mut client, mut server) = pair(version, config);
+    let (mut client, mut server) = common::negotiated(version, config);
     client.send(&Request::Hello(hello)).expect("HELLO");
     server
         .receive(&client.take_output())
@@ -112,7 +95,8 @@ fn hello_asks_for_the_utc_patch_on_4_4_only() {
 #[test]
 fn the_connection_follows_the_utc_patch_the_server_accepted() {
     for accepted in [true, false] {
-        let (mut client, mut server) = pair(BoltVersion::V4_4, ConnectionConfig::default());
+        let (mut client, mut server) =
+            common::negotiated(BoltVersion::V4_4, ConnectionConfig::default());
         client
             .send(&Request::Hello(Hello::new("a")))
             .expect("HELLO");
@@ -139,7 +123,8 @@ fn the_connection_follows_the_utc_patch_the_server_accepted() {
 #[test]
 fn bytes_after_the_last_summary_owed_before_goodbye_were_refused_only_in_a_later_read() {
     for split in [false, true] {
-        let (mut client, mut server) = pair(BoltVersion::V4_4, ConnectionConfig::default());
+        let (mut client, mut server) =
+            common::negotiated(BoltVersion::V4_4, ConnectionConfig::default());
         client
             .send(&Request::Hello(Hello::new("x")))
             .expect("HELLO");

@@ -5,12 +5,13 @@
 //! rendering and `Dict`'s formatting recursed once per level (the C API crashed with
 //! SIGSEGV inside `bc_connection_receive` on such a RECORD).
 
-use bolt::connection::{ClientConnection, ConnectionConfig, Event, ServerConnection};
-use bolt::handshake::{ClientConfig, Proposal, ServerConfig};
+use bolt::connection::{ConnectionConfig, Event};
 use bolt::message::{Hello, MessageCodec, Pull, Record, Request, Response, Run, Success};
 use bolt::structs::DisplayValue;
 use bolt::BoltVersion;
 use packstream::{DecodeLimits, DecodeOptions, Value, ValueRef};
+
+mod common;
 
 const LEVELS: usize = 1_000_000;
 
@@ -35,34 +36,20 @@ fn deep_bytes() -> Vec<u8> {
     bytes
 }
 
-fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("the small-stack thread failed");
+/// Runs `f` on a thread with a 256 KiB stack.
+fn on_small_stack(f: impl FnOnce() + Send) {
+    test_support::on_stack(256 * 1024, f);
 }
 
 #[test]
 fn a_record_nested_a_million_levels_deep_overflowed_the_connection() {
     on_small_stack(|| {
         let version = BoltVersion::new(5, 0);
-        let proposals = [
-            Proposal::exact(version),
-            Proposal::Empty,
-            Proposal::Empty,
-            Proposal::Empty,
-        ];
-        let mut client = ClientConnection::new(ConnectionConfig {
-            handshake: ClientConfig::new(proposals).with_supported(&[version]),
+        let config = ConnectionConfig {
             decode_limits: raised(),
             ..ConnectionConfig::default()
-        });
-        let mut server = ServerConnection::new(ServerConfig::new(&[version]));
-        server.receive(&client.take_output()).expect("handshake");
-        client.receive(&server.take_output()).expect("handshake");
-        assert_eq!(client.poll_event(), Some(Event::Negotiated(version)));
+        };
+        let (mut client, mut server) = common::negotiated(version, config);
 
         client
             .send(&Request::Hello(Hello::new("deep/1")))

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use bolt::chunk::{ChunkError, Chunker, DechunkError, DechunkLimits, Dechunker};
 use bolt::connection::{ClientConnection, ConnectionConfig, ConnectionError};
 use bolt::handshake::{
-    ClientConfig, ClientHandshake, HandshakeError, ServerConfig, ServerHandshake,
+    ClientConfig, ClientHandshake, HandshakeError, ServerConfig, ServerHandshake, VersionListError,
 };
 use bolt::message::{
     BatchError, MessageCodec, MessageEncodeError, MessageError, Request, Response,
@@ -72,6 +72,7 @@ fn declared_kinds() -> Vec<(&'static str, &'static [&'static str])> {
         ("ws::StreamError", StreamError::KINDS),
         ("ws::UpgradeError", UpgradeError::KINDS),
         ("ParseVersionError", ParseVersionError::KINDS),
+        ("VersionListError", VersionListError::KINDS),
     ]
 }
 

@@ -47,14 +47,7 @@ fn display_of_deeply_nested_structures_copied_every_subtree() {
     // As deep as the default limits allow, on a 2 MiB thread stack: no overflow.
     let bytes = nested_structs(1022, 1);
     let value = ValueRef::decode_exact(&bytes).expect("within the default depth");
-    let text = std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn_scoped(s, || DisplayValue::new(&value).to_string())
-            .expect("spawns")
-            .join()
-            .expect("no stack overflow")
-    });
+    let text = test_support::on_stack(2 << 20, || DisplayValue::new(&value).to_string());
     assert!(
         text.contains("struct<0x01>[[1]]]"),
         "{}",

@@ -64,24 +64,16 @@ impl Server {
         self.flavour == "2026"
     }
 
-    /// Every version the server negotiates that this crate supports, oldest first.
-    /// Neo4j 5.26 offers 4.4–4.0, 5.4–5.0 and 5.8–5.6; 2026.x adds 6.1–6.0.
+    /// Every version the server negotiates that this crate supports, oldest first, 4.4
+    /// twice (with the `utc` patch, then without). Neo4j 5.26 offers 4.4–4.0, 5.4–5.0 and
+    /// 5.8–5.6; 2026.x adds 6.1–6.0 (`test_support::neo4j_bolt_versions`).
     fn offers(&self) -> Vec<Offer> {
-        use BoltVersion as V;
-        let mut offers = vec![Offer::new(V::V4_4, true), Offer::new(V::V4_4, false)];
-        let fives = [
-            V::V5_0,
-            V::V5_1,
-            V::V5_2,
-            V::V5_3,
-            V::V5_4,
-            V::V5_6,
-            V::V5_7,
-            V::V5_8,
-        ];
-        offers.extend(fives.map(|v| Offer::new(v, false)));
-        if self.is_2026() {
-            offers.extend([V::V6_0, V::V6_1].map(|v| Offer::new(v, false)));
+        let mut offers = vec![Offer::new(BoltVersion::V4_4, true)];
+        for (major, minor) in test_support::neo4j_bolt_versions(&self.flavour) {
+            let version = BoltVersion::new(major, minor);
+            if version.is_supported() {
+                offers.push(Offer::new(version, false));
+            }
         }
         offers
     }

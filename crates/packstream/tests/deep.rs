@@ -39,13 +39,8 @@ fn raised() -> DecodeOptions {
 }
 
 /// Runs `f` on a thread with a 256 KiB stack.
-fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("the small-stack thread failed");
+fn on_small_stack(f: impl FnOnce() + Send) {
+    test_support::on_stack(256 * 1024, f);
 }
 
 #[test]

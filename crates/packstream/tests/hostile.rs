@@ -197,28 +197,21 @@ fn encoding_a_deeply_nested_value_overflowed_the_stack() {
         let bytes = deep(level, 1023, &[0x90]); // 1024 containers: the default maximum
         let v = ValueRef::decode_exact_with(&bytes, &legacy).expect("within the limits");
         let owned = Value::decode_exact_with(&bytes, &legacy).expect("within the limits");
-        let canonical = std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .stack_size(512 * 1024)
-                .spawn_scoped(scope, || {
-                    let enc_opts = packstream::EncodeOptions {
-                        legacy_structs: true,
-                        uuid: false,
-                    };
-                    let mut a = Vec::new();
-                    packstream::Encoder::with_options(&mut a, enc_opts)
-                        .write_value_ref(&v)
-                        .expect("encodes");
-                    let mut b = Vec::new();
-                    packstream::Encoder::with_options(&mut b, enc_opts)
-                        .write_value(&owned)
-                        .expect("encodes");
-                    assert_eq!(a, b);
-                    a
-                })
-                .expect("spawns")
-                .join()
-                .expect("no stack overflow")
+        let canonical = test_support::on_stack(512 * 1024, || {
+            let enc_opts = packstream::EncodeOptions {
+                legacy_structs: true,
+                uuid: false,
+            };
+            let mut a = Vec::new();
+            packstream::Encoder::with_options(&mut a, enc_opts)
+                .write_value_ref(&v)
+                .expect("encodes");
+            let mut b = Vec::new();
+            packstream::Encoder::with_options(&mut b, enc_opts)
+                .write_value(&owned)
+                .expect("encodes");
+            assert_eq!(a, b);
+            a
         });
         // Smallest markers: the wide forms come back as tiny ones and decode the same.
         assert_eq!(ValueRef::decode_exact_with(&canonical, &legacy), Ok(v));

@@ -56,6 +56,7 @@
 use crate::version::BoltVersion;
 
 mod client;
+mod options;
 mod server;
 #[cfg(test)]
 mod tests;
@@ -63,6 +64,7 @@ mod varint;
 mod wire;
 
 pub use client::{ClientConfig, ClientHandshake};
+pub use options::{HandshakeOptions, VersionListError};
 pub use server::{ServerConfig, ServerHandshake};
 use varint::decode_varint_at;
 #[cfg(not(any(test, feature = "test-support")))]

@@ -19,30 +19,23 @@ fn feed_bytewise(
     Ok((Step::NeedMore, input.len()))
 }
 
+/// A server as Neo4j of this flavour (`test_support::neo4j_bolt_versions`).
+fn neo4j(flavour: &str) -> ServerConfig {
+    let versions: Vec<BoltVersion> = test_support::neo4j_bolt_versions(flavour)
+        .into_iter()
+        .map(|(major, minor)| V::new(major, minor))
+        .collect();
+    ServerConfig::new(&versions)
+}
+
 /// The servers of the captures: Neo4j 5.26 installs 4.0–4.4, 5.0–5.4 and 5.6–5.8.
 fn neo4j_5_26() -> ServerConfig {
-    ServerConfig::new(&[
-        V::V4_0,
-        V::V4_1,
-        V::V4_2,
-        V::V4_3,
-        V::V4_4,
-        V::V5_0,
-        V::V5_1,
-        V::V5_2,
-        V::V5_3,
-        V::V5_4,
-        V::V5_6,
-        V::V5_7,
-        V::V5_8,
-    ])
+    neo4j("5.26")
 }
 
 /// Neo4j 2026.08 adds 6.0 and 6.1.
 fn neo4j_2026() -> ServerConfig {
-    let mut v = neo4j_5_26().supported().to_vec();
-    v.extend([V::V6_0, V::V6_1]);
-    ServerConfig::new(&v)
+    neo4j("2026")
 }
 
 fn config_from_hello(hello: &[u8]) -> ClientConfig {
@@ -671,4 +664,150 @@ fn errors_display_offset_and_expectation() {
         e.to_string(),
         "byte 0: expected a version \"00 00 minor major\", found [01, 00, 04, 04]"
     );
+}
+
+/// A client and a server made from `options` talk to each other: the version both agree
+/// on, or `None` when the server rejects the client.
+fn negotiate(options: &HandshakeOptions) -> Option<BoltVersion> {
+    let mut client = ClientHandshake::new(options.client());
+    let mut server = ServerHandshake::new(options.server());
+    let mut to_server = client.hello().to_vec();
+    let mut client_agreed = None;
+    loop {
+        let (from_server, server_agreed) = match server.receive(&to_server).expect("server") {
+            Step::Continue { send, .. } => (send, None),
+            Step::Negotiated { version, send, .. } => (send, Some(version)),
+            Step::Rejected { .. } => return None,
+            Step::NeedMore => panic!("the server wants more than the client sent"),
+        };
+        if !from_server.is_empty() {
+            match client.receive(&from_server).expect("client") {
+                Step::Negotiated { version, send, .. } => {
+                    client_agreed = Some(version);
+                    to_server = send;
+                }
+                other => panic!("client: {other:?}"),
+            }
+        }
+        if let Some(v) = server_agreed {
+            assert_eq!(
+                client_agreed,
+                Some(v),
+                "the client agreed on another version"
+            );
+            return Some(v);
+        }
+    }
+}
+
+#[test]
+fn handshake_options_give_both_roles_the_same_versions() {
+    let known: Vec<BoltVersion> = V::SUPPORTED.iter().chain(V::DECODE_ONLY).copied().collect();
+    for manifest in [true, false] {
+        let defaults = HandshakeOptions::new(None, manifest).expect("defaults");
+        assert_eq!(defaults.versions(), None);
+        assert_eq!(negotiate(&defaults), Some(V::V6_1), "manifest {manifest}");
+        for &v in &known {
+            let options = HandshakeOptions::new(Some(&[v]), manifest).expect("one version");
+            assert_eq!(options.client().supported(), [v]);
+            assert_eq!(options.server().supported(), [v]);
+            let agreed = negotiate(&options).expect("agreed");
+            assert!(agreed.same_number(v), "{v} manifest {manifest}: {agreed}");
+        }
+    }
+}
+
+#[test]
+fn handshake_options_defaults_are_the_role_defaults() {
+    let manifest = HandshakeOptions::new(None, true).expect("defaults");
+    assert_eq!(manifest.client(), ClientConfig::default());
+    assert_eq!(manifest.server(), ServerConfig::default());
+    let legacy = HandshakeOptions::new(None, false).expect("defaults");
+    assert_eq!(legacy.client(), ClientConfig::legacy());
+    assert_eq!(
+        legacy.server(),
+        ServerConfig::default().with_manifest(false)
+    );
+    assert!(manifest.manifest() && !legacy.manifest());
+}
+
+#[test]
+fn handshake_options_legacy_list_offers_the_newest_four_exactly() {
+    let list = [
+        V::V4_4,
+        V::V5_0,
+        V::V5_8,
+        V::V5_2,
+        V::V6_0,
+        V::V5_4,
+        V::V5_8,
+    ];
+    let options = HandshakeOptions::new(Some(&list), false).expect("known versions");
+    assert_eq!(
+        options.versions(),
+        Some(&[V::V6_0, V::V5_8, V::V5_4, V::V5_2, V::V5_0, V::V4_4][..])
+    );
+    let client = options.client();
+    assert_eq!(
+        *client.proposals(),
+        [V::V6_0, V::V5_8, V::V5_4, V::V5_2].map(Proposal::exact)
+    );
+    assert!(!client.offers_manifest());
+    // With the manifest: the marker, then the newest three.
+    let client = HandshakeOptions::new(Some(&list), true)
+        .expect("known versions")
+        .client();
+    assert_eq!(
+        *client.proposals(),
+        [
+            Proposal::MANIFEST_V1,
+            Proposal::exact(V::V6_0),
+            Proposal::exact(V::V5_8),
+            Proposal::exact(V::V5_4)
+        ]
+    );
+    assert_eq!(client.supported(), options.versions().expect("a list"));
+}
+
+/// Regression: with the manifest and a version list, the client proposed the default
+/// ranges (6.1–6.0, 5.8–5.0, 4.4) while supporting only the list, so a server that
+/// predates the manifest picked a version in a range (5.8 here) and the client refused
+/// it with `unsupported_version` instead of agreeing on 5.4.
+#[test]
+fn manifest_offer_with_a_version_list_proposed_versions_the_client_refuses() {
+    let client = HandshakeOptions::new(Some(&[V::V5_4]), true)
+        .expect("known")
+        .client();
+    let mut client = ClientHandshake::new(client);
+    let old_server = ServerConfig::new(&[V::V5_8, V::V5_4]).with_manifest(false);
+    let mut server = ServerHandshake::new(old_server);
+    let Step::Negotiated { version, send, .. } = server.receive(&client.hello()).expect("hello")
+    else {
+        panic!("the server found no common version")
+    };
+    assert_eq!(version, V::V5_4);
+    let step = client
+        .receive(&send)
+        .expect("the client accepts the server's pick");
+    assert!(
+        matches!(step, Step::Negotiated { version, .. } if version == V::V5_4),
+        "{step:?}"
+    );
+}
+
+#[test]
+fn handshake_options_refuse_empty_and_unknown_version_lists() {
+    let err = HandshakeOptions::new(Some(&[]), true).expect_err("empty");
+    assert_eq!(err, VersionListError::Empty);
+    assert_eq!((err.kind(), err.offset()), ("no_versions", None));
+    for bad in [V::new(5, 5), V::new(9, 9), V::new(0, 0)] {
+        for manifest in [true, false] {
+            let err = HandshakeOptions::new(Some(&[V::V5_8, bad]), manifest).expect_err("unknown");
+            assert_eq!(err, VersionListError::Unknown(bad));
+            assert_eq!(err.kind(), "unknown_version");
+            let text = err.to_string();
+            assert!(text.starts_with(&format!("Bolt {bad} is not")), "{text}");
+            assert!(text.ends_with("known: 6.1, 6.0, 5.8, 5.7, 5.6, 5.4, 5.3, 5.2, 5.1, 5.0, 4.4, 4.3, 4.2, 4.1, 4.0, 3.0"), "{text}");
+        }
+    }
 }
