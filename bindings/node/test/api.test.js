@@ -333,3 +333,26 @@ test('lists of every length and item kind; hooks that re-enter or throw inside a
   assert.throws(() => d.next(), /hook/)
   assert.deepEqual(d.next(), [5, 'z', 6.5, 'fine', 'w', 'ü', 7, 8.5])
 })
+
+test('pack: list items of every kind, short and long lists; a dehydrate hook still sees the Integers inside lists', () => {
+  // writeList writes numbers, strings and the driver's Integers without the general
+  // dispatch (lib/encode.js), unless a dehydrate hook may replace them.
+  const { int } = require('neo4j-driver-core')
+  const items = [int(5), 1.5, 'x', 'é😀', undefined, null, true, int(2 ** 40), int(-17), 7n, [int(1)], { k: int(2) }, new Structure(1, [int(3)]), new Uint8Array([9])]
+  const expected = [5, 1.5, 'x', 'é😀', null, null, true, 2 ** 40, -17, 7, [1], { k: 2 }, new Structure(1, [3]), new Uint8Array([9])]
+  for (const n of [0, 1, 15, 16, 17, 300]) {
+    const list = Array.from({ length: n }, (_, i) => items[i % items.length])
+    assert.deepEqual(unpack(pack(list)), Array.from({ length: n }, (_, i) => expected[i % items.length]), `${n} items`)
+    const seen = []
+    const hooked = pack(list, { dehydrate: (o) => { if (o.__isInteger__ === true) { seen.push(o.toNumber()); return 'I' } return o } })
+    const want = Array.from({ length: n }, (_, i) => {
+      const x = items[i % items.length]
+      if (x !== undefined && x !== null && x.__isInteger__ === true) return 'I'
+      const e = expected[i % items.length]
+      return Array.isArray(e) ? ['I'] : e instanceof Structure ? new Structure(1, ['I']) : e !== null && typeof e === 'object' && !(e instanceof Uint8Array) ? { k: 'I' } : e
+    })
+    assert.deepEqual(unpack(hooked), want, `${n} items, dehydrate`)
+    const count = (v) => v === 'I' ? 1 : Array.isArray(v) ? v.reduce((s, x) => s + count(x), 0) : v instanceof Structure ? count(v.fields) : v !== null && typeof v === 'object' && !(v instanceof Uint8Array) ? count(Object.values(v)) : 0
+    assert.equal(seen.length, count(want), `${n} items: every Integer went through the hook`)
+  }
+})
