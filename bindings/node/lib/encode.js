@@ -272,8 +272,8 @@ function writeList (a) {
   nest++
   for (let i = 0; i < n; i++) {
     const x = a[i]
-    // The common items without the general dispatch: numbers, strings, and the driver's
-    // Integers when no hook may replace them.
+    // The common items without the general dispatch: numbers, strings, and (when no
+    // dehydrate hook may replace them) nested lists and the driver's Integers.
     if (typeof x === 'number') {
       writeFloat(x)
     } else if (typeof x === 'string') {
@@ -281,8 +281,12 @@ function writeList (a) {
     } else if (x === undefined) {
       ensure(1)
       target[pos++] = 0xc0
-    } else if (typeof x === 'object' && x !== null && x.__isInteger__ === true && O.dehydrate === null) {
-      writeInteger(x)
+    } else if (typeof x === 'object' && x !== null && O.dehydrate === null) {
+      // As writeValue, without its dispatch on the type.
+      if (nest >= MAX_NEST) writeDeep(x)
+      else if (Array.isArray(x)) writeList(x)
+      else if (x.__isInteger__ === true) writeInteger(x)
+      else writeObject(x)
     } else {
       writeValue(x)
     }
