@@ -24,16 +24,24 @@ function compare (fns, opts = {}) {
 }
 
 let sink
+/**
+ * CPU time per call of `fn` over one burst of about `ms` milliseconds. The clock is read
+ * after batches of calls that double in size until a batch takes 1/64–1/32 of the burst:
+ * `process.cpuUsage` itself costs 0.5–1 µs, which read after every call would be added to
+ * each call of a small workload (and pull every ratio of the small workloads towards 1).
+ */
 function burst (fn, ms) {
   const limit = ms * 1000
   let calls = 0
+  let batch = 1
   const c0 = process.cpuUsage()
   let used
   do {
-    sink = fn()
-    calls++
+    for (let i = 0; i < batch; i++) sink = fn()
+    calls += batch
     const c = process.cpuUsage(c0)
     used = c.user + c.system
+    if ((used / calls) * batch * 64 < limit) batch *= 2
   } while (used < limit)
   return used / calls
 }

@@ -93,9 +93,10 @@ declare class StreamDecoder {
     rebuildKept(r: any, conv: any): any;
     /**
      * Rebuilds the next `n` messages of the tape (at least one), with `conv` or the
-     * stream's conversions; stops at the first that throws, after moving past it.
+     * stream's conversions; stops at the first that throws, after moving past it. With
+     * `out`, they are also served, and written to `out` from index `at` on.
      */
-    rebuild(conv: any, n?: number, out?: null): any;
+    rebuild(conv: any, n?: number, out?: null, at?: number): any;
     /** Every ready message, rebuilt in one go; throws at the first that failed. */
     takeAll(): any[];
     end(): void;

@@ -292,3 +292,67 @@ test('Dechunker with records: true gives RECORDs as their values, other messages
   for (let at = 0; at < wire.length; at += 5) got.push(...d.messages(wire.subarray(at, at + 5)))
   assert.deepEqual(got, [[1, 'a'], new Structure(0x70, [{ t_last: 3 }]), [2], [5]])
 })
+
+test('lists of every length and item kind; hooks that re-enter or throw inside a list leave the cursors in place', () => {
+  // The list reader keeps the tape cursors in locals for lists of 4 items or more and
+  // hands them back around other items (lib/decode.js readList): every item kind, at
+  // every position, short and long lists, nested both ways.
+  const items = [7n, -3n, 1.5, 'ascii', 'é€😀', null, true, new Uint8Array([1, 2]), { k: 'v', f: 0.25, s: 'é' }, [1n, 'x', 0.5], [], new Structure(1, ['s', 2n, 3.75, 'ü']), 2n ** 40n]
+  const asNumbers = (v) => {
+    if (typeof v === 'bigint') return Number(v)
+    if (Array.isArray(v)) return v.map(asNumbers)
+    if (v instanceof Structure) return new Structure(v.signature, v.fields.map(asNumbers))
+    if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array)) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asNumbers(x)]))
+    }
+    return v
+  }
+  for (let n = 0; n <= 7; n++) {
+    for (let first = 0; first < items.length; first++) {
+      const list = Array.from({ length: n }, (_, i) => items[(first + i) % items.length])
+      const value = [list, 'after', [list, 9n]]
+      const got = unpack(pack(value))
+      assert.deepEqual(got, asNumbers(value), `n ${n} first ${first}`)
+      assert.deepEqual(unpack(pack(value), { int: 'bigint' }), value, `bigint, n ${n} first ${first}`)
+    }
+  }
+  // A hook that decodes another long list in the middle of a long list.
+  const inner = pack([1n, 2.5, 'in', 'ü', [3n, 4n, 5n, 6n], 'end'])
+  const outer = pack(['a', 1n, 2.5, new Structure(1, []), 'b', 'ß', [7n, 8n, 9n, 10n, new Structure(1, [])], 3n])
+  const hooked = unpack(outer, { hydrate: () => unpack(inner) })
+  const innerValue = [1, 2.5, 'in', 'ü', [3, 4, 5, 6], 'end']
+  assert.deepEqual(hooked, ['a', 1, 2.5, innerValue, 'b', 'ß', [7, 8, 9, 10, innerValue], 3])
+  // A hook that throws in the middle of a long list: the stream goes on with the next
+  // message, read whole.
+  const d = new Dechunker({ hydrate: (sig, fields) => { if (fields[0] === 'boom') throw new Error('hook'); return fields[0] } })
+  const wire = Buffer.concat([
+    packMessage([1n, 'x', 2.5, new Structure(1, ['boom']), 'y', 'ÿ€', 3n, 4.5]),
+    packMessage([5n, 'z', 6.5, new Structure(1, ['fine']), 'w', 'ü', 7n, 8.5])
+  ])
+  assert.equal(d.push(wire), 2)
+  assert.throws(() => d.next(), /hook/)
+  assert.deepEqual(d.next(), [5, 'z', 6.5, 'fine', 'w', 'ü', 7, 8.5])
+})
+
+test('pack: list items of every kind, short and long lists; a dehydrate hook still sees the Integers inside lists', () => {
+  // writeList writes numbers, strings and the driver's Integers without the general
+  // dispatch (lib/encode.js), unless a dehydrate hook may replace them.
+  const { int } = require('neo4j-driver-core')
+  const items = [int(5), 1.5, 'x', 'é😀', undefined, null, true, int(2 ** 40), int(-17), 7n, [int(1)], { k: int(2) }, new Structure(1, [int(3)]), new Uint8Array([9])]
+  const expected = [5, 1.5, 'x', 'é😀', null, null, true, 2 ** 40, -17, 7, [1], { k: 2 }, new Structure(1, [3]), new Uint8Array([9])]
+  for (const n of [0, 1, 15, 16, 17, 300]) {
+    const list = Array.from({ length: n }, (_, i) => items[i % items.length])
+    assert.deepEqual(unpack(pack(list)), Array.from({ length: n }, (_, i) => expected[i % items.length]), `${n} items`)
+    const seen = []
+    const hooked = pack(list, { dehydrate: (o) => { if (o.__isInteger__ === true) { seen.push(o.toNumber()); return 'I' } return o } })
+    const want = Array.from({ length: n }, (_, i) => {
+      const x = items[i % items.length]
+      if (x !== undefined && x !== null && x.__isInteger__ === true) return 'I'
+      const e = expected[i % items.length]
+      return Array.isArray(e) ? ['I'] : e instanceof Structure ? new Structure(1, ['I']) : e !== null && typeof e === 'object' && !(e instanceof Uint8Array) ? { k: 'I' } : e
+    })
+    assert.deepEqual(unpack(hooked), want, `${n} items, dehydrate`)
+    const count = (v) => v === 'I' ? 1 : Array.isArray(v) ? v.reduce((s, x) => s + count(x), 0) : v instanceof Structure ? count(v.fields) : v !== null && typeof v === 'object' && !(v instanceof Uint8Array) ? count(Object.values(v)) : 0
+    assert.equal(seen.length, count(want), `${n} items: every Integer went through the hook`)
+  }
+})
