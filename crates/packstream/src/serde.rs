@@ -666,6 +666,8 @@ pub struct Deserializer<'de> {
     max_depth: u32,
     /// Start offset of the last token read, for data errors.
     last_start: usize,
+    /// Items not yet read of the innermost list or structure being visited (see `seq`).
+    left: usize,
 }
 
 impl<'de> Deserializer<'de> {
@@ -683,6 +685,7 @@ impl<'de> Deserializer<'de> {
             depth: 0,
             max_depth: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
             last_start: 0,
+            left: 0,
         }
     }
 
@@ -838,13 +841,13 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         self.enter()?;
-        let mut access = Items {
-            de: self,
-            left: n as usize,
-            tag,
-        };
-        let result = visitor.visit_seq(&mut access);
-        let left = access.left + usize::from(access.tag.is_some());
+        // The count lives in the deserializer (the enclosing container's is kept here),
+        // so that `Items` can be handed over by value: serde's derived visitors then
+        // call its `next_element` directly rather than through the `&mut A`
+        // forwarding impl, which was not inlined.
+        let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag.is_some()));
+        let result = visitor.visit_seq(Items { de: self, tag });
+        let left = core::mem::replace(&mut self.left, outer);
         self.depth -= 1;
         if left > 0 && result.is_ok() {
             return Err(self.items_left(left));
@@ -1177,10 +1180,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 }
 
-/// Items of a list, or the tag and fields of a structure.
+/// Items of a list, or the tag and fields of a structure. How many are left (the tag
+/// included while it has not been read) is `Deserializer::left`.
 struct Items<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    left: usize,
     tag: Option<u8>,
 }
 
@@ -1192,23 +1195,26 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
+        if self.de.left == 0 {
+            return Ok(None);
+        }
+        self.de.left -= 1;
         if let Some(tag) = self.tag.take() {
             return seed.deserialize(tag.into_deserializer()).map(Some);
         }
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
         seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>, Error> {
+        self.next_element_seed(core::marker::PhantomData)
     }
 
     fn size_hint(&self) -> Option<usize> {
         // Bounded by the input, so nested claims cannot multiply pre-allocation.
-        let left = self
-            .de
-            .reader
-            .capacity_for(u32::try_from(self.left).unwrap_or(u32::MAX), 1);
-        Some(left + usize::from(self.tag.is_some()))
+        let tag = usize::from(self.tag.is_some());
+        let fields = u32::try_from(self.de.left - tag).unwrap_or(u32::MAX);
+        Some(self.de.reader.capacity_for(fields, 1) + tag)
     }
 }
 
