@@ -803,7 +803,9 @@ impl<'de> Deserializer<'de> {
                 let (n, tag) = match self.reader.tiny_container(at, b)? {
                     Token::List(n) => (n, None),
                     Token::Struct { tag, len } => (len, Some(tag)),
-                    tok => return self.visit_container(tok, visitor),
+                    Token::Map(n) => return self.map(n, visitor),
+                    // (`tiny_container` returns nothing else.)
+                    _ => return Err(self.data_error("expected a container")),
                 };
                 self.seq(n, tag, visitor)
             }
@@ -929,22 +931,27 @@ impl<'de> Deserializer<'de> {
         match tok {
             Token::List(n) => self.seq(n, None, visitor),
             Token::Struct { tag, len } => self.seq(len, Some(tag), visitor),
-            Token::Map(n) => {
-                self.enter()?;
-                let mut access = Entries {
-                    de: self,
-                    left: n as usize,
-                };
-                let result = visitor.visit_map(&mut access);
-                let left = access.left;
-                self.depth -= 1;
-                if left > 0 && result.is_ok() {
-                    return Err(self.items_left(left));
-                }
-                result
-            }
+            Token::Map(n) => self.map(n, visitor),
             _ => Err(self.data_error("expected a container")),
         }
+    }
+
+    /// The entries of a map of `n` whose header was just read; checks that the visitor
+    /// took them all. Out of line: the typed fast paths expect lists and structures.
+    #[inline(never)]
+    fn map<V: Visitor<'de>>(&mut self, n: u32, visitor: V) -> Result<V::Value, Error> {
+        self.enter()?;
+        let mut access = Entries {
+            de: self,
+            left: n as usize,
+        };
+        let result = visitor.visit_map(&mut access);
+        let left = access.left;
+        self.depth -= 1;
+        if left > 0 && result.is_ok() {
+            return Err(self.items_left(left));
+        }
+        result
     }
 
     /// Skips one complete value, iteratively (so at any depth), checking that map keys
