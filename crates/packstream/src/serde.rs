@@ -1,4 +1,5 @@
-//! serde support (feature `serde`): [`to_vec`] and [`from_slice`].
+//! serde support (feature `serde`): [`to_vec`] and [`from_slice`], and a
+//! [`Deserializer`] to keep for decoding many values or messages with one set-up.
 //!
 //! Deserialising borrows: a `&'de str` or `&'de [u8]` field points into the input.
 //!
@@ -627,7 +628,7 @@ impl ser::Serializer for KeySerializer<'_> {
 ///
 /// The limits of the options apply to each value on its own, as for [`from_slice_with`];
 /// errors carry byte offsets counted from the start of the slice the value was read
-/// from. `&mut Deserializer` is a [`serde::Deserializer`](de::Deserializer); prefer
+/// from. `&mut Deserializer` is a [`serde::Deserializer`]; prefer
 /// [`Deserializer::next_value`] to calling `T::deserialize(&mut de)` directly, since
 /// it also gives errors that serde raises about the shape of the data (a missing field,
 /// a wrong length) the offset of the last token read, as [`from_slice`] does.
