@@ -26,7 +26,7 @@ declare -A IR
 for w in "${WORKLOADS[@]}"; do
   base=$(refs "$w" ref 0) # data set-up alone
   impls=(ref rmpv-ref owned rmpv-owned tokens flat encode rmpv-encode)
-  case "$w" in records_* | rows_*) impls+=(serde rmp-serde typed rmp-typed) ;; esac
+  case "$w" in records_* | rows_*) impls+=(serde rmp-serde typed typed-reused rmp-typed) ;; esac
   for i in "${impls[@]}"; do
     IR[$w/$i]=$((($(refs "$w" "$i" "$ITERS") - base) / ITERS))
   done
@@ -34,13 +34,14 @@ done
 cell() { # ours peer: "a vs b: **ratio×**"
   echo "$(group "${IR[$1]}") vs $(group "${IR[$2]}"): **$(ratio "${IR[$2]}" "${IR[$1]}")×**"
 }
-echo "| workload | borrowed: boltcodec vs rmpv | owned: boltcodec vs rmpv | serde, untagged enum cells: boltcodec vs rmp-serde | serde, typed structs: boltcodec vs rmp-serde | pull decoder vs bare tokenizer |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| workload | borrowed: boltcodec vs rmpv | owned: boltcodec vs rmpv | serde, untagged enum cells: boltcodec vs rmp-serde | serde, typed structs: boltcodec vs rmp-serde | serde, typed structs, one reused Deserializer: boltcodec vs rmp-serde | pull decoder vs bare tokenizer |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for w in "${WORKLOADS[@]}"; do
-  serde="–" typed="–"
+  serde="–" typed="–" reused="–"
   [ -n "${IR[$w/serde]:-}" ] && serde=$(cell "$w/serde" "$w/rmp-serde")
   [ -n "${IR[$w/typed]:-}" ] && typed=$(cell "$w/typed" "$w/rmp-typed")
-  echo "| $w | $(cell "$w/ref" "$w/rmpv-ref") | $(cell "$w/owned" "$w/rmpv-owned") | $serde | $typed | $(group "${IR[$w/tokens]}") vs $(group "${IR[$w/flat]}"): $(ratio "${IR[$w/tokens]}" "${IR[$w/flat]}")× the instructions |"
+  [ -n "${IR[$w/typed-reused]:-}" ] && reused=$(cell "$w/typed-reused" "$w/rmp-typed")
+  echo "| $w | $(cell "$w/ref" "$w/rmpv-ref") | $(cell "$w/owned" "$w/rmpv-owned") | $serde | $typed | $reused | $(group "${IR[$w/tokens]}") vs $(group "${IR[$w/flat]}"): $(ratio "${IR[$w/tokens]}" "${IR[$w/flat]}")× the instructions |"
 done
 echo
 echo "| workload | encode: boltcodec vs rmpv |"

@@ -26,6 +26,7 @@ DECODE_PAIRS = [
     ("boltcodec-owned", "rmpv-owned", "owned: boltcodec Value vs rmpv Value"),
     ("boltcodec-serde", "rmp-serde", "serde, untagged enum cells: boltcodec vs rmp-serde"),
     ("boltcodec-typed", "rmp-typed", "serde, typed structs: boltcodec vs rmp-serde"),
+    ("boltcodec-typed-reused", "rmp-typed", "serde, typed structs, reused Deserializer: boltcodec vs rmp-serde"),
 ]
 ENCODE_PAIRS = [("boltcodec-owned", "rmpv-owned", "boltcodec Value vs rmpv Value")]
 

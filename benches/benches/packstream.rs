@@ -3,7 +3,9 @@
 //! Groups are named `<workload>/<direction>`; functions are `boltcodec-ref` (borrowed
 //! `ValueRef`), `boltcodec-owned` (`Value`), `rmpv-ref`, `rmpv-owned`, and for the typed
 //! record workloads `boltcodec-serde` and `rmp-serde` (cells as an untagged enum) and
-//! `boltcodec-typed` and `rmp-typed` (concrete structs). `benches/report.py` turns the
+//! `boltcodec-typed` (`from_slice` per record), `boltcodec-typed-reused` (one
+//! `packstream::serde::Deserializer` kept across the records) and `rmp-typed` (concrete
+//! structs). `benches/report.py` turns the
 //! results into the ratio tables of `benches/RESULTS.md`.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented items
@@ -153,6 +155,16 @@ fn record_batches(c: &mut Criterion) {
                 b.iter(|| {
                     for span in spans {
                         black_box(packstream::from_slice::<T>(span).expect("decodes"));
+                    }
+                })
+            });
+            // What a caller decoding a stream of RECORD messages would use: one
+            // deserializer kept across the messages, each decoded exactly.
+            g.bench_function("boltcodec-typed-reused", |b| {
+                let mut de = packstream::serde::Deserializer::new(&[]);
+                b.iter(|| {
+                    for span in spans {
+                        black_box(de.decode_exact::<T>(span).expect("decodes"));
                     }
                 })
             });

@@ -9,7 +9,8 @@
 //! WORKLOAD: `lists_NxM`, `records_10000x3`, `rows_350x20` (as in the criterion bench).
 //! IMPL: decode with `ref`, `owned` (boltcodec trees), `rmpv-ref`, `rmpv-owned`,
 //! `serde`, `rmp-serde` (rows of an untagged enum per cell; record workloads only),
-//! `typed`, `rmp-typed` (the same records into concrete structs), `tokens` (the pull decoder,
+//! `typed`, `typed-reused`, `rmp-typed` (the same records into concrete structs: one
+//! `from_slice` per record, one reused `packstream::serde::Deserializer`), `tokens` (the pull decoder,
 //! every token) and `flat` (the bare tokenizer under it, no nesting bookkeeping); encode
 //! with `encode` and `rmpv-encode`. `benches/icount.sh` runs the table of RESULTS.md.
 use std::hint::black_box;
@@ -48,24 +49,50 @@ fn main() {
     );
 }
 
-/// Typed decode of every record: one `from_slice` per record for boltcodec, one
-/// rmp-serde deserializer over the concatenated records.
-fn typed(workload: &str, ours: bool, pb: &[Vec<u8>], all_mb: &[u8], n: usize) {
-    fn run<'a, T: Deserialize<'a>>(ours: bool, pb: &'a [Vec<u8>], all_mb: &'a [u8], n: usize) {
-        if ours {
-            pb.iter().for_each(|b| {
-                black_box(packstream::from_slice::<T>(black_box(b)).ok());
-            });
-        } else {
-            let mut de = rmp_serde::Deserializer::from_read_ref(black_box(all_mb));
-            for _ in 0..n {
-                black_box(T::deserialize(&mut de).ok());
-            }
+/// How [`typed`] decodes the records.
+#[derive(Clone, Copy, PartialEq)]
+enum Typed {
+    /// One `packstream::from_slice` per record.
+    FromSlice,
+    /// One `packstream::serde::Deserializer`, `decode_exact` per record.
+    Reused,
+    /// One rmp-serde deserializer over the concatenated records.
+    Rmp,
+}
+
+/// Typed decode of every record, as [`Typed`] says. Each way is a function of its own,
+/// not inlined, so that what the compiler makes of one does not depend on the others.
+fn typed(workload: &str, how: Typed, pb: &[Vec<u8>], all_mb: &[u8], n: usize) {
+    #[inline(never)]
+    fn from_slice<'a, T: Deserialize<'a>>(pb: &'a [Vec<u8>]) {
+        pb.iter().for_each(|b| {
+            black_box(packstream::from_slice::<T>(black_box(b)).ok());
+        });
+    }
+    #[inline(never)]
+    fn reused<'a, T: Deserialize<'a>>(pb: &'a [Vec<u8>]) {
+        let mut de = packstream::serde::Deserializer::new(&[]);
+        pb.iter().for_each(|b| {
+            black_box(de.decode_exact::<T>(black_box(b)).ok());
+        });
+    }
+    #[inline(never)]
+    fn rmp<'a, T: Deserialize<'a>>(all_mb: &'a [u8], n: usize) {
+        let mut de = rmp_serde::Deserializer::from_read_ref(black_box(all_mb));
+        for _ in 0..n {
+            black_box(T::deserialize(&mut de).ok());
+        }
+    }
+    fn run<'a, T: Deserialize<'a>>(how: Typed, pb: &'a [Vec<u8>], all_mb: &'a [u8], n: usize) {
+        match how {
+            Typed::FromSlice => from_slice::<T>(pb),
+            Typed::Reused => reused::<T>(pb),
+            Typed::Rmp => rmp::<T>(all_mb, n),
         }
     }
     match workload {
-        "records_10000x3" => run::<TypedRecord<'_>>(ours, pb, all_mb, n),
-        _ => run::<TypedWideRecord<'_>>(ours, pb, all_mb, n),
+        "records_10000x3" => run::<TypedRecord<'_>>(how, pb, all_mb, n),
+        _ => run::<TypedWideRecord<'_>>(how, pb, all_mb, n),
     }
 }
 
@@ -106,7 +133,9 @@ fn measured(
                 }
             }
             // The same records into concrete structs (no untagged enum).
-            "typed" | "rmp-typed" => typed(workload, imp == "typed", pb, all_mb, mb.len()),
+            "typed" => typed(workload, Typed::FromSlice, pb, all_mb, mb.len()),
+            "typed-reused" => typed(workload, Typed::Reused, pb, all_mb, mb.len()),
+            "rmp-typed" => typed(workload, Typed::Rmp, pb, all_mb, mb.len()),
             "encode" => {
                 out.clear();
                 let mut enc = Encoder::new(&mut *out);

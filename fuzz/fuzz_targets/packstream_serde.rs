@@ -5,7 +5,8 @@
 //! Input: `[selector] [flags] payload`.
 //!
 //! Checks: no panic or stack overflow; the memory bound; whatever deserialises as a
-//! dynamic value or a `Person` serialises back to bytes that deserialise to the same thing.
+//! dynamic value or a `Person` serialises back to bytes that deserialise to the same thing;
+//! a reused `packstream::serde::Deserializer` gives the same results as `from_slice_with`.
 #![no_main]
 
 use std::collections::{BTreeMap, HashMap};
@@ -65,6 +66,13 @@ fn run<'de, T: Deserialize<'de>>(bytes: &'de [u8], opts: &DecodeOptions) -> Opti
         if let Some(at) = e.offset() {
             assert!(at <= bytes.len(), "{e} outside {} bytes", bytes.len());
         }
+    }
+    // One `Deserializer` kept across messages decodes each as `from_slice_with` does
+    // (the same error, at the same offset), whatever its previous use left behind.
+    let mut de = packstream::serde::Deserializer::with_options(&[], opts);
+    for _ in 0..2 {
+        let reused = de.decode_exact::<T>(bytes);
+        assert_eq!(reused.as_ref().err(), res.as_ref().err());
     }
     res.ok()
 }

@@ -1,4 +1,5 @@
-//! serde support (feature `serde`): [`to_vec`] and [`from_slice`].
+//! serde support (feature `serde`): [`to_vec`] and [`from_slice`], and a
+//! [`Deserializer`] to keep for decoding many values or messages with one set-up.
 //!
 //! Deserialising borrows: a `&'de str` or `&'de [u8]` field points into the input.
 //!
@@ -145,24 +146,14 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     bytes: &'de [u8],
     opts: &DecodeOptions,
 ) -> Result<T, Error> {
-    let mut de = Deserializer {
-        reader: Reader::new(bytes, *opts),
-        depth: 0,
-        max_depth: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
-        last_start: 0,
-    };
-    let v = T::deserialize(&mut de).map_err(|e| match e {
-        Error::Data { msg, offset: 0 } => Error::Data {
-            msg,
-            offset: de.last_start,
-        },
-        other => other,
-    })?;
-    if de.reader.pos() < bytes.len() {
-        let at = de.reader.pos();
-        return Err(crate::Error::new(ErrorKind::TrailingBytes, at, "the end of the input").into());
-    }
-    Ok(v)
+    Deserializer::with_options(bytes, opts).exact()
+}
+
+/// Trailing bytes at `at`.
+#[cold]
+#[inline(never)]
+fn trailing(at: usize) -> Error {
+    crate::Error::new(ErrorKind::TrailingBytes, at, "the end of the input").into()
 }
 
 /// serde recurses, so its depth is capped at this even when the limits allow more.
@@ -629,15 +620,155 @@ impl ser::Serializer for KeySerializer<'_> {
 // Deserializer
 // ---------------------------------------------------------------------------------------
 
-struct Deserializer<'de> {
+/// A PackStream deserializer that can be kept and reused: [`from_slice`] builds one for
+/// each call, and this is the same thing held by the caller, for reading several values
+/// in a row from one buffer ([`Deserializer::next_value`]) or a run of messages that
+/// each hold one value, such as the RECORDs of a Bolt result
+/// ([`Deserializer::decode_exact`]), with the options set up once.
+///
+/// The limits of the options apply to each value on its own, as for [`from_slice_with`];
+/// errors carry byte offsets counted from the start of the slice the value was read
+/// from. `&mut Deserializer` is a [`serde::Deserializer`]; prefer
+/// [`Deserializer::next_value`] to calling `T::deserialize(&mut de)` directly, since
+/// it also gives errors that serde raises about the shape of the data (a missing field,
+/// a wrong length) the offset of the last token read, as [`from_slice`] does.
+///
+/// ```
+/// use packstream::serde::Deserializer;
+/// use packstream::DecodeOptions;
+///
+/// // Three messages, each one RECORD structure (tag 0x71) of two fields.
+/// let messages: [&[u8]; 3] = [
+///     b"\xB1\x71\x92\x01\x81a",
+///     b"\xB1\x71\x92\x02\x81b",
+///     b"\xB1\x71\x92\x03\x81c",
+/// ];
+/// let mut de = Deserializer::with_options(&[], &DecodeOptions::default());
+/// let mut rows = Vec::new();
+/// for m in messages {
+///     let (tag, (id, name)): (u8, (i64, &str)) = de.decode_exact(m)?;
+///     assert_eq!(tag, 0x71);
+///     rows.push((id, name));
+/// }
+/// assert_eq!(rows, [(1, "a"), (2, "b"), (3, "c")]);
+///
+/// // Values one after another in one buffer.
+/// let mut de = Deserializer::new(b"\x01\x82hi\xC0");
+/// assert_eq!(de.next_value::<i64>()?, 1);
+/// assert_eq!(de.next_value::<&str>()?, "hi");
+/// assert_eq!(de.next_value::<Option<bool>>()?, None);
+/// de.end()?; // nothing is left
+/// # Ok::<(), packstream::serde::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Deserializer<'de> {
     reader: Reader<'de>,
     depth: u32,
     max_depth: u32,
     /// Start offset of the last token read, for data errors.
     last_start: usize,
+    /// Items not yet read of the innermost list or structure being visited (see `seq`).
+    left: usize,
 }
 
 impl<'de> Deserializer<'de> {
+    /// A deserializer over `bytes` with default options.
+    #[must_use]
+    pub fn new(bytes: &'de [u8]) -> Self {
+        Self::with_options(bytes, &DecodeOptions::default())
+    }
+
+    /// A deserializer over `bytes` with the given options.
+    #[must_use]
+    pub fn with_options(bytes: &'de [u8], opts: &DecodeOptions) -> Self {
+        Deserializer {
+            reader: Reader::new(bytes, *opts),
+            depth: 0,
+            max_depth: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
+            last_start: 0,
+            left: 0,
+        }
+    }
+
+    /// The offset of the next byte to read.
+    #[must_use]
+    pub fn position(&self) -> usize {
+        self.reader.pos
+    }
+
+    /// Deserialises the next value; bytes may follow it (see [`Deserializer::end`]).
+    ///
+    /// # Errors
+    /// As [`from_slice`], except trailing bytes. After an error the position is
+    /// unspecified.
+    pub fn next_value<T: de::Deserialize<'de>>(&mut self) -> Result<T, Error> {
+        // The limits count per value.
+        let (buf, pos) = (self.reader.buf, self.reader.pos);
+        self.reader = Reader::new(buf, self.reader.opts);
+        self.reader.pos = pos;
+        self.depth = 0;
+        self.value()
+    }
+
+    /// Checks that every byte has been read.
+    ///
+    /// # Errors
+    /// [`ErrorKind::TrailingBytes`] at the first byte not read.
+    pub fn end(&self) -> Result<(), Error> {
+        if self.reader.pos < self.reader.buf.len() {
+            return Err(trailing(self.reader.pos));
+        }
+        Ok(())
+    }
+
+    /// Deserialises exactly one value from `bytes` with this deserializer's options, as
+    /// [`from_slice_with`] does, and leaves the deserializer reading `bytes`.
+    ///
+    /// # Errors
+    /// As [`from_slice`].
+    pub fn decode_exact<T: de::Deserialize<'de>>(&mut self, bytes: &'de [u8]) -> Result<T, Error> {
+        self.reader = Reader::new(bytes, self.reader.opts);
+        self.depth = 0;
+        self.exact()
+    }
+
+    /// One value from the current position, with the offset of data errors that serde
+    /// raised (offset 0) set to the value they concern.
+    ///
+    /// The result is passed on as it is, never taken apart and rebuilt: with a large
+    /// `T`, every `Ok(v)` rebuilt is a copy of `v` (a `memcpy` call for the 20-column
+    /// rows of the benchmarks). `Self::exact` and `Self::seq` do the same.
+    #[inline(always)]
+    fn value<T: de::Deserialize<'de>>(&mut self) -> Result<T, Error> {
+        let mut result = T::deserialize(&mut *self);
+        if let Err(e) = &mut result {
+            self.place(e);
+        }
+        result
+    }
+
+    /// One value that must end the input.
+    #[inline(always)]
+    fn exact<T: de::Deserialize<'de>>(&mut self) -> Result<T, Error> {
+        let result = self.value();
+        if result.is_ok() && self.reader.pos < self.reader.buf.len() {
+            return Err(trailing(self.reader.pos));
+        }
+        result
+    }
+
+    /// A data error raised by serde without an offset gets the start of the last token.
+    #[cold]
+    #[inline(never)]
+    fn place(&self, e: &mut Error) {
+        if let Error::Data {
+            offset: offset @ 0, ..
+        } = e
+        {
+            *offset = self.last_start;
+        }
+    }
+
     #[inline(always)]
     fn next(&mut self) -> Result<Token<'de>, Error> {
         self.last_start = self.reader.pos();
@@ -663,20 +794,75 @@ impl<'de> Deserializer<'de> {
     }
 
     /// A list, map or structure for a visitor that expects one: tiny headers are read
-    /// directly.
+    /// directly, and lists and structures go to the one inlined [`Self::seq`] (a
+    /// single call site, so that the visitor's `visit_seq` can be inlined into it).
     #[inline(always)]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
         match self.marker() {
             (at, Some(b @ 0x90..=0xBF)) => {
                 self.take_marker(at);
-                let tok = self.reader.tiny_container(at, b)?;
-                self.visit_container(tok, visitor)
+                let (n, tag) = match self.reader.tiny_container(at, b)? {
+                    Token::List(n) => (n, None),
+                    Token::Struct { tag, len } => (len, Some(tag)),
+                    Token::Map(n) => return self.map(n, visitor),
+                    // (`tiny_container` returns nothing else.)
+                    _ => return Err(self.data_error("expected a container")),
+                };
+                self.seq(n, tag, visitor)
             }
-            _ => {
-                let tok = self.next()?;
-                self.visit_token(tok, visitor)
-            }
+            _ => self.any(visitor),
         }
+    }
+
+    /// Any value, for the markers the typed fast paths leave to the generic token:
+    /// out of line, so that those fast paths stay small enough to be inlined into the
+    /// visitor that called them.
+    #[inline(never)]
+    fn any<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+        let tok = self.next()?;
+        self.visit_token(tok, visitor)
+    }
+
+    /// A float that is not a FLOAT_64 marker: an integer is widened; out of line (see
+    /// [`Self::any`]).
+    #[inline(never)]
+    fn float_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
+        match self.next()? {
+            Token::Float(f) => visitor.visit_f64(f),
+            Token::Int(i) => visitor.visit_f64(i as f64),
+            tok => self.visit_token(tok, visitor),
+        }
+    }
+
+    /// The items of a list of `n` (`tag` `None`), or the tag and `n` fields of a
+    /// structure, whose header was just read; checks that the visitor took them all.
+    #[inline(always)]
+    fn seq<V: Visitor<'de>>(
+        &mut self,
+        n: u32,
+        tag: Option<u8>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.enter()?;
+        // The count lives in the deserializer (the enclosing container's is kept here),
+        // so that `Items` can be handed over by value: serde's derived visitors then
+        // call its `next_element` directly rather than through the `&mut A`
+        // forwarding impl, which was not inlined.
+        let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag.is_some()));
+        let result = visitor.visit_seq(Items { de: self, tag });
+        let left = core::mem::replace(&mut self.left, outer);
+        self.depth -= 1;
+        if left > 0 && result.is_ok() {
+            return Err(self.items_left(left));
+        }
+        result
+    }
+
+    /// The error for a container whose items the target type did not all take.
+    #[cold]
+    #[inline(never)]
+    fn items_left(&self, left: usize) -> Error {
+        self.data_error(format!("{left} more items than the target type takes"))
     }
 
     /// Whether the next value is Null; if so, it is consumed. (The marker byte is looked
@@ -717,17 +903,24 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    #[inline(always)]
     fn enter(&mut self) -> Result<(), Error> {
         if self.depth >= self.max_depth {
-            return Err(crate::Error::new(
-                ErrorKind::LimitExceeded,
-                self.last_start,
-                "less deeply nested containers",
-            )
-            .into());
+            return Err(self.too_deep());
         }
         self.depth += 1;
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        crate::Error::new(
+            ErrorKind::LimitExceeded,
+            self.last_start,
+            "less deeply nested containers",
+        )
+        .into()
     }
 
     /// Visits a container token; checks that the visitor consumed every item.
@@ -736,41 +929,30 @@ impl<'de> Deserializer<'de> {
         tok: Token<'de>,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        self.enter()?;
-        let (value, left) = match tok {
-            Token::List(n) => {
-                let mut access = Items {
-                    de: self,
-                    left: n as usize,
-                    tag: None,
-                };
-                let v = visitor.visit_seq(&mut access)?;
-                (v, access.left)
-            }
-            Token::Struct { tag, len } => {
-                let mut access = Items {
-                    de: self,
-                    left: len as usize,
-                    tag: Some(tag),
-                };
-                let v = visitor.visit_seq(&mut access)?;
-                (v, access.left + usize::from(access.tag.is_some()))
-            }
-            Token::Map(n) => {
-                let mut access = Entries {
-                    de: self,
-                    left: n as usize,
-                };
-                let v = visitor.visit_map(&mut access)?;
-                (v, access.left)
-            }
-            _ => return Err(self.data_error("expected a container")),
-        };
-        self.depth -= 1;
-        if left > 0 {
-            return Err(self.data_error(format!("{left} more items than the target type takes")));
+        match tok {
+            Token::List(n) => self.seq(n, None, visitor),
+            Token::Struct { tag, len } => self.seq(len, Some(tag), visitor),
+            Token::Map(n) => self.map(n, visitor),
+            _ => Err(self.data_error("expected a container")),
         }
-        Ok(value)
+    }
+
+    /// The entries of a map of `n` whose header was just read; checks that the visitor
+    /// took them all. Out of line: the typed fast paths expect lists and structures.
+    #[inline(never)]
+    fn map<V: Visitor<'de>>(&mut self, n: u32, visitor: V) -> Result<V::Value, Error> {
+        self.enter()?;
+        let mut access = Entries {
+            de: self,
+            left: n as usize,
+        };
+        let result = visitor.visit_map(&mut access);
+        let left = access.left;
+        self.depth -= 1;
+        if left > 0 && result.is_ok() {
+            return Err(self.items_left(left));
+        }
+        result
     }
 
     /// Skips one complete value, iteratively (so at any depth), checking that map keys
@@ -822,6 +1004,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.visit_token(tok, visitor)
     }
 
+    #[inline(always)]
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.marker() {
             (at, Some(b @ (0x00..=0x7F | 0xF0..=0xFF))) => {
@@ -833,48 +1016,57 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 let i = self.reader.sized_int(at, b)?;
                 visitor.visit_i64(i)
             }
-            _ => self.deserialize_any(visitor),
+            _ => self.any(visitor),
         }
     }
 
+    #[inline(always)]
     fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_i64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_i64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_i64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_i64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_i64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_i64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_i64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.marker() {
             (at, Some(b @ (m::FALSE | m::TRUE))) => {
                 self.take_marker(at);
                 visitor.visit_bool(b == m::TRUE)
             }
-            _ => self.deserialize_any(visitor),
+            _ => self.any(visitor),
         }
     }
 
+    #[inline(always)]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.marker() {
             (at, Some(b @ 0x80..=0x8F)) => {
@@ -887,18 +1079,21 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 let s = self.reader.sized_string(at, b)?;
                 visitor.visit_borrowed_str(s)
             }
-            _ => self.deserialize_any(visitor),
+            _ => self.any(visitor),
         }
     }
 
+    #[inline(always)]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_str(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.container(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_tuple<V: Visitor<'de>>(
         self,
         _len: usize,
@@ -907,6 +1102,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.container(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -916,10 +1112,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.container(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.container(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -929,23 +1127,22 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.container(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if let (at, Some(m::FLOAT_64)) = self.marker() {
             self.take_marker(at);
             let f = self.reader.float(at)?;
             return visitor.visit_f64(f);
         }
-        match self.next()? {
-            Token::Float(f) => visitor.visit_f64(f),
-            Token::Int(i) => visitor.visit_f64(i as f64),
-            tok => self.visit_token(tok, visitor),
-        }
+        self.float_slow(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_f64(visitor)
     }
 
+    #[inline(always)]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.null() {
             visitor.visit_none()
@@ -954,6 +1151,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    #[inline(always)]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -990,37 +1188,41 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 }
 
-/// Items of a list, or the tag and fields of a structure.
+/// Items of a list, or the tag and fields of a structure. How many are left (the tag
+/// included while it has not been read) is `Deserializer::left`.
 struct Items<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    left: usize,
     tag: Option<u8>,
 }
 
 impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
     type Error = Error;
 
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
+        if self.de.left == 0 {
+            return Ok(None);
+        }
+        self.de.left -= 1;
         if let Some(tag) = self.tag.take() {
             return seed.deserialize(tag.into_deserializer()).map(Some);
         }
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
         seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>, Error> {
+        self.next_element_seed(core::marker::PhantomData)
     }
 
     fn size_hint(&self) -> Option<usize> {
         // Bounded by the input, so nested claims cannot multiply pre-allocation.
-        let left = self
-            .de
-            .reader
-            .capacity_for(u32::try_from(self.left).unwrap_or(u32::MAX), 1);
-        Some(left + usize::from(self.tag.is_some()))
+        let tag = usize::from(self.tag.is_some());
+        let fields = u32::try_from(self.de.left - tag).unwrap_or(u32::MAX);
+        Some(self.de.reader.capacity_for(fields, 1) + tag)
     }
 }
 

@@ -213,3 +213,104 @@ fn deep_nesting_is_a_clean_error() {
     // Skipping is iterative and bounded by the input.
     assert!(from_slice::<Any>(&deep).is_ok());
 }
+
+/// `Deserializer` kept across values: each value is decoded as `from_slice_with` would,
+/// with the same errors, offsets and limits, per value.
+#[test]
+fn a_reused_deserializer_decodes_each_message_as_from_slice_does() {
+    use packstream::serde::Deserializer;
+    use packstream::{DecodeLimits, DecodeOptions};
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Row<'a>(u8, #[serde(borrow)] (i64, &'a str, Option<bool>));
+
+    let messages: Vec<Vec<u8>> = vec![
+        vec![0xB1, 0x71, 0x93, 0x01, 0x81, b'a', 0xC0],
+        vec![0xB1, 0x71, 0x93, 0x02, 0x81, b'b', 0xC3],
+        // the string is an integer: a data error at offset 4
+        vec![0xB1, 0x71, 0x93, 0x03, 0x04, b'c', 0xC3],
+        // trailing byte
+        vec![0xB1, 0x71, 0x93, 0x04, 0x81, b'd', 0xC2, 0x00],
+        // truncated: the list's three items cannot fit in what is left
+        vec![0xB1, 0x71, 0x93, 0x05, 0x81],
+        // a list of two where the tuple takes three
+        vec![0xB1, 0x71, 0x92, 0x06, 0x81, b'f'],
+        vec![0xB1, 0x71, 0x93, 0x07, 0x81, b'g', 0xC2],
+    ];
+    let opts = DecodeOptions::default();
+    let mut de = Deserializer::with_options(&[], &opts);
+    for m in &messages {
+        let reused = de.decode_exact::<Row<'_>>(m);
+        let alone = packstream::from_slice_with::<Row<'_>>(m, &opts);
+        assert_eq!(reused, alone, "{m:02X?}");
+    }
+    let results: Vec<_> = messages
+        .iter()
+        .map(|m| de.decode_exact::<Row<'_>>(m).map_err(|e| e.offset()))
+        .collect();
+    assert_eq!(results[0], Ok(Row(0x71, (1, "a", None))));
+    assert_eq!(results[1], Ok(Row(0x71, (2, "b", Some(true)))));
+    assert_eq!(results[2], Err(Some(4)));
+    assert_eq!(results[3], Err(Some(7)));
+    assert_eq!(results[4], Err(Some(2)));
+    assert_eq!(results[5], Err(Some(4))); // serde's length error: the last token read
+    assert_eq!(results[6], Ok(Row(0x71, (7, "g", Some(false)))));
+
+    // Limits count per value: max_total_elements 4 admits each record (1 + 3 items),
+    // however many are read with one deserializer, and still refuses a bigger one.
+    let tight = DecodeOptions::default().with_limits(DecodeLimits {
+        max_total_elements: 4,
+        ..DecodeLimits::default()
+    });
+    let mut de = Deserializer::with_options(&[], &tight);
+    for _ in 0..3 {
+        assert!(de.decode_exact::<Row<'_>>(&messages[0]).is_ok());
+    }
+    let five = [0x95, 1, 2, 3, 4, 5];
+    let err = de
+        .decode_exact::<Vec<i64>>(&five)
+        .expect_err("over the limit");
+    assert!(
+        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::LimitExceeded && e.offset() == 0),
+        "{err}"
+    );
+    let all: Vec<u8> = messages[..2].concat();
+    let mut de = Deserializer::with_options(&all, &tight);
+    assert_eq!(de.next_value::<Row<'_>>(), Ok(Row(0x71, (1, "a", None))));
+    assert_eq!(de.position(), 7);
+    assert!(de.end().is_err());
+    assert_eq!(
+        de.next_value::<Row<'_>>(),
+        Ok(Row(0x71, (2, "b", Some(true))))
+    );
+    assert_eq!(de.end(), Ok(()));
+}
+
+/// Values one after another in one buffer: offsets count from the start of the buffer,
+/// and serde's own shape errors (a missing field) get the offset of the last token read.
+#[test]
+fn next_value_reads_a_stream_with_offsets_from_its_start() {
+    use packstream::serde::Deserializer;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct S {
+        a: i64,
+    }
+    // 1, "x", {"b": 2}
+    let bytes = [0x01, 0x81, b'x', 0xA1, 0x81, b'b', 0x02];
+    let mut de = Deserializer::new(&bytes);
+    assert_eq!(de.next_value::<i64>(), Ok(1));
+    assert_eq!(de.next_value::<String>().as_deref(), Ok("x"));
+    let err = de.next_value::<S>().expect_err("no field a");
+    assert!(matches!(err, Error::Data { .. }), "{err}");
+    assert_eq!(err.offset(), Some(6), "{err}");
+    // At the end of the input: an incomplete value, at the end.
+    let mut de = Deserializer::new(&bytes[..1]);
+    assert_eq!(de.next_value::<i64>(), Ok(1));
+    let err = de.next_value::<i64>().expect_err("nothing left");
+    assert!(
+        matches!(err, Error::Decode(e) if e.is_incomplete() && e.offset() == 1),
+        "{err}"
+    );
+}

@@ -143,6 +143,43 @@ impl<'a> RecordBatch<'a> {
     }
 }
 
+#[cfg(feature = "serde")]
+impl<'a> RecordBatch<'a> {
+    /// Every record deserialised into a `T` (feature `serde`; see
+    /// [`Record::deserialize`]), one result per record in stream order, through one
+    /// deserializer set up once for the whole batch with the options the records were
+    /// decoded with. Errors carry the byte offset inside the record's message; the
+    /// record's index in the batch is its position in the iteration.
+    ///
+    /// ```
+    /// use bolt::message::MessageCodec;
+    /// use bolt::BoltVersion;
+    ///
+    /// let messages: [&[u8]; 3] = [
+    ///     b"\xB1\x71\x92\x01\x81a",           // RECORD [1, "a"]
+    ///     b"\xB1\x71\x92\x02\x81b",           // RECORD [2, "b"]
+    ///     b"\xB1\x70\xA1\x88has_more\xC2",    // SUCCESS {"has_more": false}
+    /// ];
+    /// let batch = MessageCodec::new(BoltVersion::V5_8).decode_records(messages);
+    /// let rows: Vec<(i64, &str)> = batch.deserialize_rows().collect::<Result<_, _>>()?;
+    /// assert_eq!(rows, [(1, "a"), (2, "b")]);
+    /// # Ok::<(), packstream::serde::Error>(())
+    /// ```
+    pub fn deserialize_rows<'s, T: serde::Deserialize<'a>>(
+        &'s self,
+    ) -> impl Iterator<Item = Result<T, packstream::serde::Error>> + use<'a, 's, T> {
+        let opts = self
+            .records
+            .iter()
+            .find_map(Record::decode_options)
+            .unwrap_or_default();
+        let mut de = packstream::serde::Deserializer::with_options(&[], &opts);
+        self.records
+            .iter()
+            .map(move |r| r.deserialize_with(&mut de))
+    }
+}
+
 impl MessageCodec {
     /// Decodes the RECORDs at the front of `messages` and the summary that ends them.
     ///
@@ -450,6 +487,56 @@ mod tests {
         assert_eq!(b.records().len(), 1);
         assert!(matches!(b.error(), Some(BatchError::Dechunk(_))));
         assert_eq!(b.consumed(), 1);
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn typed_rows_through_one_deserializer_with_offsets_in_the_message() {
+        use packstream::ErrorKind;
+
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Row<'a> {
+            id: i64,
+            name: &'a str,
+        }
+        let codec = MessageCodec::new(V);
+        let row = |id: i64, name: &'static str| {
+            Response::Record(Record::new(vec![ValueRef::Int(id), ValueRef::String(name)]))
+                .to_vec(V)
+                .unwrap()
+        };
+        let messages = [
+            row(1, "a"),
+            row(2, "b"),
+            // the name is an integer: its marker is message byte 4
+            vec![0xB1, 0x71, 0x92, 0x03, 0x04],
+            // a byte after the list
+            vec![0xB1, 0x71, 0x92, 0x05, 0x81, b'e', 0xC0],
+            row(6, "f"),
+        ];
+        let batch = codec.decode_records(&messages);
+        // (A list header claiming more items than the message holds fails the batch
+        // decoding itself: `errors_name_the_message`.)
+        assert_eq!(batch.records().len(), 5);
+        let rows: Vec<_> = batch.deserialize_rows::<Row<'_>>().collect();
+        assert_eq!(rows[0], Ok(Row { id: 1, name: "a" }));
+        assert_eq!(rows[1], Ok(Row { id: 2, name: "b" }));
+        assert_eq!(rows[2].as_ref().map_err(|e| e.offset()), Err(Some(4)));
+        assert!(matches!(
+            &rows[3],
+            Err(packstream::serde::Error::Decode(e)) if e.kind() == ErrorKind::TrailingBytes && e.offset() == 6
+        ));
+        assert_eq!(rows[4], Ok(Row { id: 6, name: "f" }));
+        // The same, one record at a time.
+        for (r, expected) in batch.records().iter().zip(&rows) {
+            assert_eq!(&r.deserialize::<Row<'_>>(), expected);
+        }
+        // A built record has no bytes to read.
+        let built = Record::new(vec![ValueRef::Int(1), ValueRef::String("a")]);
+        assert!(matches!(
+            built.deserialize::<Row<'_>>(),
+            Err(packstream::serde::Error::Data { .. })
+        ));
     }
 
     #[test]

@@ -83,6 +83,15 @@ impl<'a> Record<'a> {
         }
     }
 
+    /// The options the record was decoded with (`None` for a built one).
+    #[cfg(feature = "serde")]
+    pub(crate) fn decode_options(&self) -> Option<DecodeOptions> {
+        match &self.repr {
+            Repr::Raw { opts, .. } => Some(*opts),
+            Repr::Values(_) => None,
+        }
+    }
+
     /// The number of fields (known without decoding them).
     #[must_use]
     pub fn len(&self) -> usize {
@@ -200,6 +209,99 @@ impl<'a> Record<'a> {
         RecordIter { inner }
     }
 
+    /// The fields deserialised into one `T` through serde (feature `serde`): a tuple,
+    /// a tuple struct, a struct with named fields (filled from the fields in column
+    /// order), a `Vec`, … as [`packstream::serde`] maps them. Strings and bytes borrow
+    /// from the message.
+    ///
+    /// Errors carry the byte offset inside the message, as [`MessageError`]s do.
+    /// For many records, [`Record::deserialize_with`] (or
+    /// [`RecordBatch::deserialize_rows`](super::RecordBatch::deserialize_rows)) keeps one
+    /// deserializer across them.
+    ///
+    /// ```
+    /// use bolt::message::Response;
+    /// use bolt::BoltVersion;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Debug, PartialEq, Deserialize)]
+    /// struct Person<'a> {
+    ///     name: &'a str,
+    ///     age: u8,
+    ///     email: Option<&'a str>,
+    /// }
+    ///
+    /// // RECORD ["Alice", 33, null]
+    /// let bytes = b"\xB1\x71\x93\x85Alice\x21\xC0";
+    /// let Response::Record(record) = Response::decode(bytes, BoltVersion::V5_8)? else { panic!() };
+    /// let alice: Person<'_> = record.deserialize()?;
+    /// assert_eq!(alice, Person { name: "Alice", age: 33, email: None });
+    /// let (name, age, email): (String, i64, Option<String>) = record.deserialize()?;
+    /// assert_eq!((name.as_str(), age, email), ("Alice", 33, None));
+    /// // A field that does not fit: the offset of the string, inside the message.
+    /// let err = record.deserialize::<(i64, i64, ())>().unwrap_err();
+    /// assert_eq!(err.offset(), Some(3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`packstream::serde::Error`] when the fields do not fit `T`, for malformed
+    /// field bytes or bytes after the list, and for a record built from values (which
+    /// has no bytes to read).
+    #[cfg(feature = "serde")]
+    pub fn deserialize<T: serde::Deserialize<'a>>(&self) -> Result<T, packstream::serde::Error> {
+        let opts = match &self.repr {
+            Repr::Raw { opts, .. } => opts,
+            Repr::Values(_) => return Err(built_record()),
+        };
+        self.deserialize_with(&mut packstream::serde::Deserializer::with_options(
+            &[],
+            opts,
+        ))
+    }
+
+    /// [`Record::deserialize`] with a deserializer the caller keeps across records, so
+    /// that it is set up once (its options are used, not the record's: give it the
+    /// codec's [`decode_options`](super::MessageCodec::decode_options)).
+    ///
+    /// ```
+    /// use bolt::message::{MessageCodec, Record, Response};
+    /// use bolt::BoltVersion;
+    /// use packstream::serde::Deserializer;
+    /// use packstream::ValueRef;
+    ///
+    /// let codec = MessageCodec::new(BoltVersion::V5_8);
+    /// let messages: Vec<Vec<u8>> = (0..3)
+    ///     .map(|i| Response::Record(Record::new(vec![ValueRef::Int(i)])).to_vec(codec.version()))
+    ///     .collect::<Result<_, _>>()?;
+    /// let batch = codec.decode_records(&messages);
+    /// let mut de = Deserializer::with_options(&[], &codec.decode_options());
+    /// let mut sum = 0;
+    /// for record in batch.records() {
+    ///     let (i,): (i64,) = record.deserialize_with(&mut de)?;
+    ///     sum += i;
+    /// }
+    /// assert_eq!(sum, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Record::deserialize`].
+    #[cfg(feature = "serde")]
+    pub fn deserialize_with<T: serde::Deserialize<'a>>(
+        &self,
+        de: &mut packstream::serde::Deserializer<'a>,
+    ) -> Result<T, packstream::serde::Error> {
+        match &self.repr {
+            // The whole message is read, as the structure it is (its tag, then the
+            // field list into `T`), so that offsets count from the message's start.
+            Repr::Raw { message, .. } => de.decode_exact::<(u8, T)>(message).map(|(_, t)| t),
+            Repr::Values(_) => Err(built_record()),
+        }
+    }
+
     /// Writes the `data` field: a decoded record's list bytes verbatim, a built one's
     /// values.
     pub(crate) fn write_data<B: Sink>(&self, w: &mut Writer<B>) -> Result<(), MessageEncodeError> {
@@ -211,6 +313,12 @@ impl<'a> Record<'a> {
             Repr::Values(v) => w.value(&ValueRef::List(v.clone())),
         }
     }
+}
+
+/// The error of [`Record::deserialize`] for a record built from values.
+#[cfg(feature = "serde")]
+fn built_record() -> packstream::serde::Error {
+    serde::de::Error::custom("a record built from values has no bytes to deserialize")
 }
 
 impl PartialEq for Record<'_> {
