@@ -87,7 +87,7 @@ struct ArrowArrayStream {
 /**
  * The last status value; statuses are `0 ..= BC_STATUS_MAX`.
  */
-#define BC_STATUS_MAX 29
+#define BC_STATUS_MAX 31
 
 /**
  * Option flag: accept the PackStream v2 UUID marker `E0` (Bolt 6.1+). Decoder and
@@ -250,6 +250,18 @@ typedef enum bc_status {
      * handle involved should be freed.
      */
     BC_ERR_INTERNAL = 29,
+    /**
+     * Handshake and connection settings: a version list with no version in it (a
+     * non-NULL pointer with a length of 0; NULL stands for the defaults). Named
+     * `"no_versions"`, the core's error kind.
+     */
+    BC_ERR_NO_VERSIONS = 30,
+    /**
+     * Handshake and connection settings: a version in the list that the library has no
+     * rules for (5.5, 7.0, …; see `bc_version_is_known`). Named `"unknown_version"`, the
+     * core's error kind.
+     */
+    BC_ERR_UNKNOWN_VERSION = 31,
 } bc_status;
 
 /**
@@ -857,8 +869,9 @@ typedef struct bc_connection_config {
      */
     struct bc_decode_limits decode_limits;
     /**
-     * The versions to accept (`supported_len` entries); NULL / 0 for every fully
-     * supported version (6.1 … 4.4).
+     * The versions to accept and offer (`supported_len` entries), as the list of
+     * `bc_client_handshake_new`; NULL (with `supported_len` 0) for every fully supported
+     * version (6.1 … 4.4). A non-NULL list of 0 entries is refused (`BC_ERR_NO_VERSIONS`).
      */
     const struct bc_version *supported;
     /**
@@ -2084,13 +2097,21 @@ enum bc_status bc_dechunker_noop_count(struct bc_dechunker *d, uint64_t *out);
 enum bc_status bc_dechunker_last_error(const struct bc_dechunker *d, struct bc_error *out);
 
 /**
- * Creates a client handshake; `*out` receives it. It offers manifest v1, 6.1–6.0,
- * 5.8–5.0 and 4.4 (with `BC_HANDSHAKE_LEGACY`: the same without the manifest) and
- * accepts the versions in `supported[0 .. supported_len-1]`, or every fully supported
- * version (6.1 … 4.4) when `supported_len` is 0.
+ * Creates a client handshake; `*out` receives it.
  *
- * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (an unknown flag
- * bit or version).
+ * With `supported` NULL (and `supported_len` 0) it offers manifest v1, 6.1–6.0, 5.8–5.0
+ * and 4.4 (with `BC_HANDSHAKE_LEGACY`: the same without the manifest) and accepts every
+ * fully supported version (6.1 … 4.4). With a list it accepts exactly the versions in
+ * `supported[0 .. supported_len-1]` and offers only those: manifest v1 (unless
+ * `BC_HANDSHAKE_LEGACY`), then the newest three of the list as exact versions (four
+ * with `BC_HANDSHAKE_LEGACY`). A manifest server lets it pick any version of the list;
+ * a server without the manifest can only pick one it offered, so it never answers with
+ * a version the client then refuses.
+ *
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`out`, or `supported` NULL with a length);
+ * `BC_ERR_INVALID_ARGUMENT` (an unknown flag bit); `BC_ERR_NO_VERSIONS` (`supported`
+ * not NULL and `supported_len` 0); `BC_ERR_UNKNOWN_VERSION` (a version in the list
+ * that `bc_version_is_known` denies).
  *
  * # Safety
  * `supported` is NULL or readable for `supported_len` versions; `out` is NULL or
@@ -2149,10 +2170,11 @@ enum bc_status bc_client_handshake_last_error(const struct bc_client_handshake *
 
 /**
  * Creates a server handshake; `*out` receives it. It accepts the versions in
- * `supported[0 .. supported_len-1]` (or every fully supported version when
- * `supported_len` is 0) and answers a manifest offer unless `BC_HANDSHAKE_LEGACY` is set.
+ * `supported[0 .. supported_len-1]` (or every fully supported version when `supported`
+ * is NULL) and answers a manifest offer unless `BC_HANDSHAKE_LEGACY` is set. The same
+ * list and flags give a client (`bc_client_handshake_new`) that agrees with it.
  *
- * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT`.
+ * Statuses: as `bc_client_handshake_new`.
  *
  * # Safety
  * As `bc_client_handshake_new`.
@@ -2405,7 +2427,8 @@ enum bc_status bc_connection_config_default(struct bc_connection_config *out);
  * with `bc_connection_free`.
  *
  * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (an unknown flag
- * bit or version).
+ * bit); `BC_ERR_NO_VERSIONS`, `BC_ERR_UNKNOWN_VERSION` (the version list, as
+ * `bc_client_handshake_new`).
  *
  * # Safety
  * `config` is NULL or readable (and its `supported` NULL or readable for

@@ -11,7 +11,7 @@ use packstream::{DecodeOptions, Decoder, EncodeOptions, Encoder, Value, ValueRef
 
 use crate::decoder::bc_decode_limits;
 use crate::ffi::{self, Handle, Out};
-use crate::handshake::{bc_version, client_config, versions};
+use crate::handshake::{bc_version, options};
 use crate::status::{bc_error, bc_status, to_cstring, ErrorState, Failure, Res};
 use crate::value::{bc_value, permissive_options, Tree};
 
@@ -193,8 +193,9 @@ pub struct bc_connection_config {
     pub max_chunks: u32,
     /// Bounds on every value decoded from the server.
     pub decode_limits: bc_decode_limits,
-    /// The versions to accept (`supported_len` entries); NULL / 0 for every fully
-    /// supported version (6.1 … 4.4).
+    /// The versions to accept and offer (`supported_len` entries), as the list of
+    /// `bc_client_handshake_new`; NULL (with `supported_len` 0) for every fully supported
+    /// version (6.1 … 4.4). A non-NULL list of 0 entries is refused (`BC_ERR_NO_VERSIONS`).
     pub supported: *const bc_version,
     /// Number of entries at `supported`.
     pub supported_len: usize,
@@ -379,7 +380,8 @@ pub unsafe extern "C" fn bc_connection_config_default(out: *mut bc_connection_co
 /// with `bc_connection_free`.
 ///
 /// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (an unknown flag
-/// bit or version).
+/// bit); `BC_ERR_NO_VERSIONS`, `BC_ERR_UNKNOWN_VERSION` (the version list, as
+/// `bc_client_handshake_new`).
 ///
 /// # Safety
 /// `config` is NULL or readable (and its `supported` NULL or readable for
@@ -396,12 +398,12 @@ pub unsafe extern "C" fn bc_connection_new(
             None => ConnectionConfig::default(),
             Some(c) => {
                 // SAFETY: forwarded contract.
-                let list = unsafe { versions(c.supported, c.supported_len) }?;
+                let options = unsafe { options(c.flags, c.supported, c.supported_len) }?;
                 // The settings C has, over the core's defaults for any others.
                 #[allow(clippy::field_reassign_with_default)]
                 {
                     let mut inner = ConnectionConfig::default();
-                    inner.handshake = client_config(c.flags, &list)?;
+                    inner.handshake = options.client();
                     inner.dechunk_limits = DechunkLimits {
                         max_message_size: if c.max_message_size == 0 {
                             DEFAULT_MAX_MESSAGE_SIZE

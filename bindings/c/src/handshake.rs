@@ -1,7 +1,7 @@
 //! The Bolt version handshake, both roles: `bc_client_handshake`, `bc_server_handshake`,
 //! and `bc_version`.
 
-use bolt::handshake::{ClientConfig, ClientHandshake, ServerConfig, ServerHandshake, Step};
+use bolt::handshake::{ClientHandshake, HandshakeOptions, ServerHandshake, Step};
 use bolt::BoltVersion;
 
 use crate::ffi::{self, Handle, Out};
@@ -26,11 +26,16 @@ pub struct bc_version {
 }
 
 impl bc_version {
+    /// The core version, known or not.
+    fn to_core(self) -> BoltVersion {
+        BoltVersion::new(self.major, self.minor)
+            .with_utc_patch(self.utc_patch != 0)
+            .with_capabilities(self.capabilities)
+    }
+
     /// The core version; fails for versions the library does not know (5.5, 7.0, …).
     pub(crate) fn to_bolt(self) -> Res<BoltVersion> {
-        let v = BoltVersion::new(self.major, self.minor)
-            .with_utc_patch(self.utc_patch != 0)
-            .with_capabilities(self.capabilities);
+        let v = self.to_core();
         if v.is_known() {
             Ok(v)
         } else {
@@ -114,16 +119,6 @@ impl Handle for bc_server_handshake {
     }
 }
 
-/// The versions in `ptr[0 .. len-1]`, each checked.
-///
-/// # Safety
-/// `ptr` is NULL or readable for `len` versions.
-pub(crate) unsafe fn versions(ptr: *const bc_version, len: usize) -> Res<Vec<BoltVersion>> {
-    // SAFETY: forwarded contract.
-    let list = unsafe { ffi::slice(ptr, len) }?;
-    list.iter().map(|v| v.to_bolt()).collect()
-}
-
 fn check_flags(flags: u32) -> Res {
     if flags & !BC_HANDSHAKE_LEGACY != 0 {
         return Err(ffi::invalid(format!(
@@ -133,19 +128,35 @@ fn check_flags(flags: u32) -> Res {
     Ok(())
 }
 
-/// The client configuration for `flags` and a supported-version list (empty: default).
-pub(crate) fn client_config(flags: u32, supported: &[BoltVersion]) -> Res<ClientConfig> {
+/// The handshake a C caller chose, in the core's terms: `flags` (manifest unless
+/// `BC_HANDSHAKE_LEGACY`) and the version list `ptr[0 .. len-1]`, NULL for the defaults.
+/// Both roles and the connection derive their configs from it, so the binding keeps no
+/// version logic of its own.
+///
+/// Fails with `BC_ERR_INVALID_ARGUMENT` for unknown flag bits, `BC_ERR_NULL_POINTER` for
+/// NULL with a length, and the core's `no_versions` / `unknown_version`
+/// (`BC_ERR_NO_VERSIONS`, `BC_ERR_UNKNOWN_VERSION`) for an empty list or a version it
+/// does not know.
+///
+/// # Safety
+/// `ptr` is NULL or readable for `len` versions.
+pub(crate) unsafe fn options(
+    flags: u32,
+    ptr: *const bc_version,
+    len: usize,
+) -> Res<HandshakeOptions> {
     check_flags(flags)?;
-    let config = if flags & BC_HANDSHAKE_LEGACY != 0 {
-        ClientConfig::legacy()
-    } else {
-        ClientConfig::default()
-    };
-    Ok(if supported.is_empty() {
-        config
-    } else {
-        config.with_supported(supported)
-    })
+    let manifest = flags & BC_HANDSHAKE_LEGACY == 0;
+    if ptr.is_null() {
+        if len != 0 {
+            return Err(ffi::null());
+        }
+        return Ok(HandshakeOptions::new(None, manifest)?);
+    }
+    // SAFETY: forwarded contract.
+    let list = unsafe { ffi::slice(ptr, len) }?;
+    let list: Vec<BoltVersion> = list.iter().map(|v| v.to_core()).collect();
+    Ok(HandshakeOptions::new(Some(&list), manifest)?)
 }
 
 /// Stores a step's bytes in `send` and describes it.
@@ -174,13 +185,21 @@ fn step_out(step: Step, send: &mut Vec<u8>) -> bc_handshake_step {
     }
 }
 
-/// Creates a client handshake; `*out` receives it. It offers manifest v1, 6.1–6.0,
-/// 5.8–5.0 and 4.4 (with `BC_HANDSHAKE_LEGACY`: the same without the manifest) and
-/// accepts the versions in `supported[0 .. supported_len-1]`, or every fully supported
-/// version (6.1 … 4.4) when `supported_len` is 0.
+/// Creates a client handshake; `*out` receives it.
 ///
-/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (an unknown flag
-/// bit or version).
+/// With `supported` NULL (and `supported_len` 0) it offers manifest v1, 6.1–6.0, 5.8–5.0
+/// and 4.4 (with `BC_HANDSHAKE_LEGACY`: the same without the manifest) and accepts every
+/// fully supported version (6.1 … 4.4). With a list it accepts exactly the versions in
+/// `supported[0 .. supported_len-1]` and offers only those: manifest v1 (unless
+/// `BC_HANDSHAKE_LEGACY`), then the newest three of the list as exact versions (four
+/// with `BC_HANDSHAKE_LEGACY`). A manifest server lets it pick any version of the list;
+/// a server without the manifest can only pick one it offered, so it never answers with
+/// a version the client then refuses.
+///
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`out`, or `supported` NULL with a length);
+/// `BC_ERR_INVALID_ARGUMENT` (an unknown flag bit); `BC_ERR_NO_VERSIONS` (`supported`
+/// not NULL and `supported_len` 0); `BC_ERR_UNKNOWN_VERSION` (a version in the list
+/// that `bc_version_is_known` denies).
 ///
 /// # Safety
 /// `supported` is NULL or readable for `supported_len` versions; `out` is NULL or
@@ -194,12 +213,11 @@ pub unsafe extern "C" fn bc_client_handshake_new(
 ) -> bc_status {
     ffi::run(|| {
         // SAFETY: forwarded contract.
-        let (list, out) = unsafe { (versions(supported, supported_len)?, Out::new(out)?) };
-        let config = client_config(flags, &list)?;
+        let (options, out) = unsafe { (options(flags, supported, supported_len)?, Out::new(out)?) };
         ffi::new_handle(
             out,
             bc_client_handshake {
-                inner: ClientHandshake::new(config),
+                inner: ClientHandshake::new(options.client()),
                 send: Vec::new(),
                 err: ErrorState::default(),
             },
@@ -286,10 +304,11 @@ pub unsafe extern "C" fn bc_client_handshake_last_error(
 }
 
 /// Creates a server handshake; `*out` receives it. It accepts the versions in
-/// `supported[0 .. supported_len-1]` (or every fully supported version when
-/// `supported_len` is 0) and answers a manifest offer unless `BC_HANDSHAKE_LEGACY` is set.
+/// `supported[0 .. supported_len-1]` (or every fully supported version when `supported`
+/// is NULL) and answers a manifest offer unless `BC_HANDSHAKE_LEGACY` is set. The same
+/// list and flags give a client (`bc_client_handshake_new`) that agrees with it.
 ///
-/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT`.
+/// Statuses: as `bc_client_handshake_new`.
 ///
 /// # Safety
 /// As `bc_client_handshake_new`.
@@ -302,18 +321,11 @@ pub unsafe extern "C" fn bc_server_handshake_new(
 ) -> bc_status {
     ffi::run(|| {
         // SAFETY: forwarded contract.
-        let (list, out) = unsafe { (versions(supported, supported_len)?, Out::new(out)?) };
-        check_flags(flags)?;
-        let config = if list.is_empty() {
-            ServerConfig::default()
-        } else {
-            ServerConfig::new(&list)
-        }
-        .with_manifest(flags & BC_HANDSHAKE_LEGACY == 0);
+        let (options, out) = unsafe { (options(flags, supported, supported_len)?, Out::new(out)?) };
         ffi::new_handle(
             out,
             bc_server_handshake {
-                inner: ServerHandshake::new(config),
+                inner: ServerHandshake::new(options.server()),
                 send: Vec::new(),
                 err: ErrorState::default(),
             },

@@ -2144,11 +2144,12 @@ fn handshake_errors() {
             BC_ERR_HANDSHAKE
         );
         bc_client_handshake_free(c);
-        // A version the client does not accept (it proposes the usual ranges).
+        // A version the client does not accept (it proposes 5.8 alone).
         let only58 = [V58];
         let c = fill(|p| bc_client_handshake_new(only58.as_ptr(), 1, BC_HANDSHAKE_LEGACY, p));
         let hello: [u8; 20] = fill(|p: *mut [u8; 20]| bc_client_handshake_hello(c, p.cast()));
         assert_eq!(hello[..4], hx("60 60 B0 17"));
+        assert_eq!(hello[4..], hx("00 00 08 05 00000000 00000000 00000000"));
         st!(
             bc_client_handshake_receive(c, reply.as_ptr(), 4, step.as_mut_ptr()),
             BC_ERR_HANDSHAKE
@@ -2175,11 +2176,20 @@ fn handshake_errors() {
         );
         st!(
             bc_client_handshake_new(v55.as_ptr(), 1, 0, &mut c),
-            BC_ERR_INVALID_ARGUMENT
+            BC_ERR_UNKNOWN_VERSION
         );
         st!(
             bc_server_handshake_new(v55.as_ptr(), 1, 0, &mut s),
-            BC_ERR_INVALID_ARGUMENT
+            BC_ERR_UNKNOWN_VERSION
+        );
+        // A list pointer with no entries is an empty list, not the defaults.
+        st!(
+            bc_client_handshake_new(v55.as_ptr(), 0, 0, &mut c),
+            BC_ERR_NO_VERSIONS
+        );
+        st!(
+            bc_server_handshake_new(v55.as_ptr(), 0, BC_HANDSHAKE_LEGACY, &mut s),
+            BC_ERR_NO_VERSIONS
         );
         st!(
             bc_server_handshake_new(null(), 0, 4, &mut s),
@@ -2820,14 +2830,19 @@ struct Rig {
 
 impl Rig {
     /// A connection (`config` NULL: the defaults) and a server accepting `only` (empty:
-    /// every version).
+    /// every version, passed as NULL; a non-NULL list of 0 versions is refused).
     ///
     /// # Safety
     /// `config` is NULL or readable.
     unsafe fn open(config: *const bc_connection_config, only: &[bc_version]) -> Rig {
+        let list = if only.is_empty() {
+            null()
+        } else {
+            only.as_ptr()
+        };
         Rig {
             c: fill(|p| bc_connection_new(config, p)),
-            hs: fill(|p| bc_server_handshake_new(only.as_ptr(), only.len(), 0, p)),
+            hs: fill(|p| bc_server_handshake_new(list, only.len(), 0, p)),
             dch: fill(|p| bc_dechunker_new(p)),
             dec: decoder(BC_OPT_UUID),
             out: encoder(0),
@@ -3517,7 +3532,11 @@ unsafe fn legacy_connection(cfg: &bc_connection_config) -> *mut bc_connection {
     let mut n = 0usize;
     ok!(bc_connection_output(c, &mut p, &mut n));
     assert_eq!(n, 20);
-    assert_eq!(bytes_at(p, 8), hx("60 60 B0 17 00 01 01 06"));
+    // A legacy client offers the versions of its list exactly: 4.4 alone.
+    assert_eq!(
+        bytes_at(p, 20),
+        hx("60 60 B0 17 00 00 04 04 00000000 00000000 00000000")
+    );
     ok!(bc_connection_consume_output(c, 20));
     for b in hx("00 00 04 04") {
         ok!(bc_connection_receive(c, &b, 1));
@@ -3665,7 +3684,10 @@ fn connection_handshake_failures_and_bad_configs() {
         let v55 = [ver(5, 5)];
         cfg.supported = v55.as_ptr();
         cfg.supported_len = 1;
-        st!(bc_connection_new(&cfg, &mut c), BC_ERR_INVALID_ARGUMENT);
+        st!(bc_connection_new(&cfg, &mut c), BC_ERR_UNKNOWN_VERSION);
+        cfg.supported_len = 0;
+        st!(bc_connection_new(&cfg, &mut c), BC_ERR_NO_VERSIONS);
+        cfg.supported_len = 1;
         cfg.supported = null();
         st!(bc_connection_new(&cfg, &mut c), BC_ERR_NULL_POINTER);
         assert!(c.is_null());

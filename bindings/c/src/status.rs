@@ -85,10 +85,18 @@ pub enum bc_status {
     /// An internal error: a panic was caught at the boundary (a bug in boltcodec). The
     /// handle involved should be freed.
     BC_ERR_INTERNAL = 29,
+    /// Handshake and connection settings: a version list with no version in it (a
+    /// non-NULL pointer with a length of 0; NULL stands for the defaults). Named
+    /// `"no_versions"`, the core's error kind.
+    BC_ERR_NO_VERSIONS = 30,
+    /// Handshake and connection settings: a version in the list that the library has no
+    /// rules for (5.5, 7.0, …; see `bc_version_is_known`). Named `"unknown_version"`, the
+    /// core's error kind.
+    BC_ERR_UNKNOWN_VERSION = 31,
 }
 
 /// The last status value; statuses are `0 ..= BC_STATUS_MAX`.
-pub const BC_STATUS_MAX: i32 = 29;
+pub const BC_STATUS_MAX: i32 = 31;
 
 /// The last error recorded on a handle: its status, a message and, where the error has
 /// one, a byte offset.
@@ -225,6 +233,8 @@ pub(crate) fn kind_status(kind: &str) -> Option<bc_status> {
         "not_in_version" | "unrepresentable" => S::BC_ERR_NOT_IN_VERSION,
         // Handshake and connection.
         "handshake_finished" => S::BC_ERR_INVALID_STATE,
+        "no_versions" => S::BC_ERR_NO_VERSIONS,
+        "unknown_version" => S::BC_ERR_UNKNOWN_VERSION,
         "no_common_version" => S::BC_ERR_NO_COMMON_VERSION,
         "not_negotiated" => S::BC_ERR_NOT_NEGOTIATED,
         "illegal_request" => S::BC_ERR_ILLEGAL_REQUEST,
@@ -321,6 +331,8 @@ fn status_name(status: i32) -> &'static CStr {
         27 => c"defunct",
         28 => c"broken_struct",
         29 => c"internal",
+        30 => c"no_versions",
+        31 => c"unknown_version",
         _ => c"unknown_status",
     }
 }
@@ -351,6 +363,7 @@ mod tests {
     use super::*;
     use bolt::chunk::{ChunkError, DechunkError};
     use bolt::connection::ConnectionError;
+    use bolt::handshake::VersionListError;
     use bolt::message::{MessageEncodeError, MessageError, Response};
     use bolt::BoltVersion;
     use packstream::{EncodeError, ErrorKind, ValueRef};
@@ -365,6 +378,7 @@ mod tests {
             MessageError::KINDS,
             MessageEncodeError::KINDS,
             HandshakeError::KINDS,
+            VersionListError::KINDS,
             ConnectionError::KINDS,
             bolt_arrow::Error::KINDS,
         ]

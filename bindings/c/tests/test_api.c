@@ -742,15 +742,125 @@ static void test_handshake_legacy_and_errors(void) {
     CHECK(err.offset == 3);
     bc_server_handshake_free(s);
 
-    /* BC_ERR_INVALID_ARGUMENT: unknown flags, versions the library does not know. */
+    /* BC_ERR_INVALID_ARGUMENT: unknown flags; BC_ERR_UNKNOWN_VERSION: versions the
+     * library does not know. */
     bc_version v55[] = {{5, 5, 0, {0}, 0}};
     CHECK_ST(bc_client_handshake_new(NULL, 0, 2, &c), BC_ERR_INVALID_ARGUMENT);
-    CHECK_ST(bc_client_handshake_new(v55, 1, 0, &c), BC_ERR_INVALID_ARGUMENT);
-    CHECK_ST(bc_server_handshake_new(v55, 1, 0, &s), BC_ERR_INVALID_ARGUMENT);
+    CHECK_ST(bc_client_handshake_new(v55, 1, 0, &c), BC_ERR_UNKNOWN_VERSION);
+    CHECK_ST(bc_server_handshake_new(v55, 1, 0, &s), BC_ERR_UNKNOWN_VERSION);
     CHECK_ST(bc_client_handshake_new(NULL, 1, 0, &c), BC_ERR_NULL_POINTER);
     bool known = true;
     CHECK_OK(bc_version_is_known(v55[0], &known));
     CHECK(!known);
+}
+
+/* Regression: a client given a version list with the manifest on offered the default
+ * ranges (6.1-6.0, 5.8-5.0, 4.4) but accepted only the list, so a server without the
+ * manifest picked a version of those ranges (5.8 here) and the client refused it with
+ * BC_ERR_HANDSHAKE. It now offers the manifest, then the list's versions exactly, and a
+ * server without the manifest can only pick one of them. */
+static void test_handshake_list_offered_versions_the_client_refused(void) {
+    bc_version only54[] = {{5, 4, 0, {0}, 0}};
+    bc_version old_server_list[] = {V58, {5, 4, 0, {0}, 0}};
+    bc_client_handshake *c;
+    bc_server_handshake *s;
+    CHECK_OK(bc_client_handshake_new(only54, 1, 0, &c));
+    CHECK_OK(bc_server_handshake_new(old_server_list, 2, BC_HANDSHAKE_LEGACY, &s));
+    uint8_t hello[20];
+    CHECK_OK(bc_client_handshake_hello(c, hello));
+    const uint8_t want[20] = {0x60, 0x60, 0xB0, 0x17, 0x00, 0x00, 0x01, 0xFF, 0x00, 0x00,
+                              0x04, 0x05, 0, 0, 0, 0, 0, 0, 0, 0};
+    CHECK(memcmp(hello, want, 20) == 0);
+    bc_handshake_step st;
+    CHECK_OK(bc_server_handshake_receive(s, hello, 20, &st));
+    CHECK(st.kind == BC_STEP_NEGOTIATED && st.version.major == 5 && st.version.minor == 4);
+    CHECK(st.send_len == 4);
+    uint8_t reply[4];
+    memcpy(reply, st.send, 4);
+    CHECK_OK(bc_client_handshake_receive(c, reply, 4, &st));
+    CHECK(st.kind == BC_STEP_NEGOTIATED && st.version.major == 5 && st.version.minor == 4);
+    bc_client_handshake_free(c);
+    bc_server_handshake_free(s);
+
+    /* A server that picks a version the client did not offer is refused. */
+    const uint8_t pick58[4] = {0x00, 0x00, 0x08, 0x05};
+    CHECK_OK(bc_client_handshake_new(only54, 1, 0, &c));
+    CHECK_ST(bc_client_handshake_receive(c, pick58, 4, &st), BC_ERR_HANDSHAKE);
+    bc_error err;
+    CHECK_OK(bc_client_handshake_last_error(c, &err));
+    CHECK(err.status == BC_ERR_HANDSHAKE && err.offset >= 0);
+    bc_client_handshake_free(c);
+
+    /* The connection offers the same and agrees on 5.4 with that server; 5.8 is refused. */
+    bc_connection_config cfg;
+    CHECK_OK(bc_connection_config_default(&cfg));
+    cfg.supported = only54;
+    cfg.supported_len = 1;
+    bc_connection *conn;
+    CHECK_OK(bc_connection_new(&cfg, &conn));
+    const uint8_t *p;
+    size_t n;
+    CHECK_OK(bc_connection_output(conn, &p, &n));
+    CHECK(n == 20 && memcmp(p, want, 20) == 0);
+    CHECK_OK(bc_server_handshake_new(old_server_list, 2, BC_HANDSHAKE_LEGACY, &s));
+    CHECK_OK(bc_server_handshake_receive(s, p, n, &st));
+    CHECK(st.kind == BC_STEP_NEGOTIATED && st.version.minor == 4 && st.send_len == 4);
+    CHECK_OK(bc_connection_consume_output(conn, n));
+    CHECK_OK(bc_connection_receive(conn, st.send, st.send_len));
+    bc_event ev;
+    CHECK_OK(bc_connection_poll_event(conn, &ev));
+    CHECK(ev.kind == BC_EVENT_NEGOTIATED && ev.version.major == 5 && ev.version.minor == 4);
+    bc_server_handshake_free(s);
+    bc_connection_free(conn);
+    CHECK_OK(bc_connection_new(&cfg, &conn));
+    CHECK_ST(bc_connection_receive(conn, pick58, 4), BC_ERR_HANDSHAKE);
+    bc_connection_free(conn);
+}
+
+/* Empty and unknown version lists are refused in every role with the core's kinds
+ * (no_versions, unknown_version), as the Python and Node bindings refuse them; NULL
+ * stands for the defaults. */
+static void test_handshake_version_lists_refused_in_every_role(void) {
+    bc_version list[] = {V58, {5, 5, 0, {0}, 0}};
+    bc_version v99[] = {{9, 9, 0, {0}, 0}};
+    bc_client_handshake *c = NULL;
+    bc_server_handshake *s = NULL;
+    bc_connection *conn = NULL;
+    bc_connection_config cfg;
+    CHECK_OK(bc_connection_config_default(&cfg));
+    for (uint32_t flags = 0; flags <= BC_HANDSHAKE_LEGACY; flags++) {
+        /* Empty: a list pointer with no entries. */
+        CHECK_ST(bc_client_handshake_new(list, 0, flags, &c), BC_ERR_NO_VERSIONS);
+        CHECK_ST(bc_server_handshake_new(list, 0, flags, &s), BC_ERR_NO_VERSIONS);
+        cfg.flags = flags;
+        cfg.supported = list;
+        cfg.supported_len = 0;
+        CHECK_ST(bc_connection_new(&cfg, &conn), BC_ERR_NO_VERSIONS);
+        /* Unknown: 5.5 after a known version, and 9.9. */
+        CHECK_ST(bc_client_handshake_new(list, 2, flags, &c), BC_ERR_UNKNOWN_VERSION);
+        CHECK_ST(bc_server_handshake_new(list, 2, flags, &s), BC_ERR_UNKNOWN_VERSION);
+        cfg.supported_len = 2;
+        CHECK_ST(bc_connection_new(&cfg, &conn), BC_ERR_UNKNOWN_VERSION);
+        CHECK_ST(bc_client_handshake_new(v99, 1, flags, &c), BC_ERR_UNKNOWN_VERSION);
+        CHECK_ST(bc_server_handshake_new(v99, 1, flags, &s), BC_ERR_UNKNOWN_VERSION);
+        cfg.supported = v99;
+        cfg.supported_len = 1;
+        CHECK_ST(bc_connection_new(&cfg, &conn), BC_ERR_UNKNOWN_VERSION);
+        /* NULL: the defaults. */
+        CHECK_OK(bc_client_handshake_new(NULL, 0, flags, &c));
+        CHECK_OK(bc_server_handshake_new(NULL, 0, flags, &s));
+        cfg.supported = NULL;
+        cfg.supported_len = 0;
+        CHECK_OK(bc_connection_new(&cfg, &conn));
+        bc_client_handshake_free(c);
+        bc_server_handshake_free(s);
+        bc_connection_free(conn);
+        c = NULL;
+        s = NULL;
+        conn = NULL;
+    }
+    CHECK(strcmp(bc_status_name(BC_ERR_NO_VERSIONS), "no_versions") == 0);
+    CHECK(strcmp(bc_status_name(BC_ERR_UNKNOWN_VERSION), "unknown_version") == 0);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1073,7 +1183,8 @@ static void test_connection_versions(void) {
     const uint8_t *p;
     size_t n;
     CHECK_OK(bc_connection_output(c, &p, &n));
-    CHECK(n == 20 && p[4] == 0 && p[7] == 6);
+    /* A legacy client with a list offers its versions exactly: 4.4 alone. */
+    CHECK(n == 20 && p[4] == 0 && p[6] == 4 && p[7] == 4 && p[8] == 0 && p[11] == 0);
     CHECK_OK(bc_connection_consume_output(c, 20));
     CHECK_OK(bc_connection_receive(c, (const uint8_t *)"\x00\x00\x04\x04", 4));
     bc_event e2;
@@ -1410,6 +1521,8 @@ int main(void) {
     RUN(test_dechunker);
     RUN(test_handshake_manifest);
     RUN(test_handshake_legacy_and_errors);
+    RUN(test_handshake_list_offered_versions_the_client_refused);
+    RUN(test_handshake_version_lists_refused_in_every_role);
     RUN(test_connection_query);
     RUN(test_connection_failures);
     RUN(test_connection_versions);
