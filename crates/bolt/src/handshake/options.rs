@@ -7,7 +7,8 @@ use crate::version::BoltVersion;
 /// Which versions a handshake allows and whether it uses manifest v1, for either role.
 ///
 /// This is the shape in which the bindings take a handshake from their callers (Python's
-/// `versions=` and `manifest=`); [`HandshakeOptions::client`] and
+/// `versions=` and `manifest=`, Node's `versions` and `manifest` options, C's version
+/// array and `BC_HANDSHAKE_LEGACY` flag); [`HandshakeOptions::client`] and
 /// [`HandshakeOptions::server`] derive both roles' configs from it, so that a client and a
 /// server built from the same options agree.
 ///
