@@ -112,6 +112,7 @@ mod reader;
 pub mod serde;
 mod tree;
 mod value;
+mod writer;
 
 pub use decode::{Decoder, Visitor};
 pub use encode::{Encoder, Sink};
@@ -123,3 +124,4 @@ pub use reader::Token;
 #[cfg(feature = "serde")]
 pub use serde::{from_slice, from_slice_with, to_vec, to_vec_with};
 pub use value::{StructRef, Structure, Value, ValueRef};
+pub use writer::{WriteError, Writer};
