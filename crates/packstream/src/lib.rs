@@ -49,6 +49,10 @@
 //! assert_eq!(&out[..4], [0xB3, 0x4E, 0x03, 0x92]);
 //! ```
 //!
+//! [`Encoder`] writes container headers and leaves the item counts to the caller;
+//! [`Writer`], over it, checks them (declared sizes, string map keys, nesting depth) for
+//! a caller that streams values out one call at a time.
+//!
 //! ## Limits and errors
 //!
 //! [`DecodeLimits`] bounds depth, lengths and the total element count; a declared length is
