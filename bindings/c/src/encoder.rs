@@ -4,20 +4,12 @@
 use std::ffi::c_char;
 
 use bolt::chunk::{Chunker, MessageStart, DEFAULT_MAX_CHUNK_SIZE};
-use packstream::{EncodeOptions, Encoder};
+use packstream::{WriteError, Writer};
 
 use crate::decoder::{BC_OPT_LEGACY_STRUCTS, BC_OPT_UUID};
 use crate::ffi::{self, Handle, Out};
 use crate::status::{bc_error, bc_status, ErrorState, Failure, Res};
-use crate::value::{bc_value, write_tree, BC_TYPE_STRING};
-
-/// A container the encoder has opened and not yet filled.
-#[derive(Clone, Copy, Debug)]
-struct Open {
-    /// Items still to write (a map entry counts as two: key and value).
-    remaining: u64,
-    is_map: bool,
-}
+use crate::value::{bc_value, write_tree};
 
 /// A PackStream encoder writing into a buffer it owns. Create with `bc_encoder_new`,
 /// free with `bc_encoder_free`.
@@ -25,9 +17,9 @@ struct Open {
 /// It tracks the containers it opened: a map key must be a string, and a message can
 /// only be finished once every container is filled. Not thread-safe.
 pub struct bc_encoder {
-    buf: Vec<u8>,
-    opts: EncodeOptions,
-    open: Vec<Open>,
+    // The bookkeeping is the core's checked writer's (`packstream::Writer`, closing each
+    // container when it holds its declared items); this binding only converts.
+    w: Writer<Vec<u8>>,
     message: Option<MessageStart>,
     err: ErrorState,
 }
@@ -40,6 +32,16 @@ impl Handle for bc_encoder {
 
 fn state(message: impl Into<String>) -> Failure {
     Failure::new(bc_status::BC_ERR_INVALID_STATE, message)
+}
+
+/// A writer error for C: its status and message from its kind, and no offset (the
+/// header documents none for the encoder's errors).
+fn refused(e: WriteError) -> Failure {
+    without_offset(Failure::from(e))
+}
+
+fn without_offset(f: Failure) -> Failure {
+    Failure { offset: -1, ..f }
 }
 
 /// Refuses a size above the PackStream maximum up front, before any memory is reserved
@@ -67,71 +69,25 @@ fn chunker(max_chunk_size: usize) -> Res<Chunker> {
 impl bc_encoder {
     fn new() -> Self {
         bc_encoder {
-            buf: Vec::new(),
-            opts: EncodeOptions::default(),
-            open: Vec::new(),
+            // No depth limit beyond memory: the C API never had one (each open
+            // container costs 24 bytes here and one byte of output).
+            w: Writer::new(Vec::new())
+                .close_when_full(true)
+                .max_depth(u32::MAX),
             message: None,
             err: ErrorState::default(),
         }
     }
 
-    /// Checks that an item may be written here (a map key must be a string).
+    /// Runs one writer call, mapping its error.
     #[inline]
-    fn check_item(&self, is_string: bool) -> Res {
-        if let Some(top) = self.open.last() {
-            if top.is_map && top.remaining % 2 == 0 && !is_string {
-                return Err(Failure::new(
-                    bc_status::BC_ERR_NON_STRING_KEY,
-                    "a map key must be a string",
-                ));
-            }
-        }
-        Ok(())
+    fn write(&mut self, f: impl FnOnce(&mut Writer<Vec<u8>>) -> Result<(), WriteError>) -> Res {
+        f(&mut self.w).map_err(refused)
     }
 
-    /// Counts a written item; `children` > 0 opens a container.
-    #[inline]
-    fn item_done(&mut self, children: u64, is_map: bool) {
-        if let Some(top) = self.open.last_mut() {
-            top.remaining -= 1;
-        }
-        if children > 0 {
-            self.open.push(Open {
-                remaining: children,
-                is_map,
-            });
-            return;
-        }
-        while self.open.last().is_some_and(|top| top.remaining == 0) {
-            self.open.pop();
-        }
-    }
-
-    /// Writes one item with `write`, after the key check; counts it.
-    #[inline]
-    fn item(
-        &mut self,
-        is_string: bool,
-        children: u64,
-        is_map: bool,
-        write: impl FnOnce(&mut Encoder<&mut Vec<u8>>) -> Res,
-    ) -> Res {
-        self.check_item(is_string)?;
-        let mut enc = Encoder::with_options(&mut self.buf, self.opts);
-        write(&mut enc)?;
-        self.item_done(children, is_map);
-        Ok(())
-    }
-
+    /// The values written so far are complete (no container open).
     fn complete(&self) -> Res {
-        match self.open.last() {
-            None => Ok(()),
-            Some(top) => Err(state(format!(
-                "{} container(s) still open; the innermost needs {} more item(s)",
-                self.open.len(),
-                top.remaining
-            ))),
-        }
+        self.w.finish().map_err(refused)
     }
 }
 
@@ -180,8 +136,10 @@ pub unsafe extern "C" fn bc_encoder_set_options(enc: *mut bc_encoder, flags: u32
                     "unknown encoder option bits {flags:#x}"
                 )));
             }
-            e.opts.uuid = flags & BC_OPT_UUID != 0;
-            e.opts.legacy_structs = flags & BC_OPT_LEGACY_STRUCTS != 0;
+            let mut opts = e.w.options();
+            opts.uuid = flags & BC_OPT_UUID != 0;
+            opts.legacy_structs = flags & BC_OPT_LEGACY_STRUCTS != 0;
+            e.w.set_options(opts);
             Ok(())
         })
     }
@@ -197,14 +155,7 @@ pub unsafe extern "C" fn bc_encoder_set_options(enc: *mut bc_encoder, flags: u32
 #[no_mangle]
 pub unsafe extern "C" fn bc_encoder_write_null(enc: *mut bc_encoder) -> bc_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        ffi::with_handle(enc, |e| {
-            e.item(false, 0, false, |w| {
-                w.write_null();
-                Ok(())
-            })
-        })
-    }
+    unsafe { ffi::with_handle(enc, |e| e.write(Writer::write_null)) }
 }
 
 /// Writes a boolean.
@@ -216,14 +167,7 @@ pub unsafe extern "C" fn bc_encoder_write_null(enc: *mut bc_encoder) -> bc_statu
 #[no_mangle]
 pub unsafe extern "C" fn bc_encoder_write_bool(enc: *mut bc_encoder, v: bool) -> bc_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        ffi::with_handle(enc, |e| {
-            e.item(false, 0, false, |w| {
-                w.write_bool(v);
-                Ok(())
-            })
-        })
-    }
+    unsafe { ffi::with_handle(enc, |e| e.write(|w| w.write_bool(v))) }
 }
 
 /// Writes an integer in its smallest form.
@@ -235,14 +179,7 @@ pub unsafe extern "C" fn bc_encoder_write_bool(enc: *mut bc_encoder, v: bool) ->
 #[no_mangle]
 pub unsafe extern "C" fn bc_encoder_write_int(enc: *mut bc_encoder, v: i64) -> bc_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        ffi::with_handle(enc, |e| {
-            e.item(false, 0, false, |w| {
-                w.write_int(v);
-                Ok(())
-            })
-        })
-    }
+    unsafe { ffi::with_handle(enc, |e| e.write(|w| w.write_int(v))) }
 }
 
 /// Writes a float (FLOAT_64, bits unchanged).
@@ -254,14 +191,7 @@ pub unsafe extern "C" fn bc_encoder_write_int(enc: *mut bc_encoder, v: i64) -> b
 #[no_mangle]
 pub unsafe extern "C" fn bc_encoder_write_float(enc: *mut bc_encoder, v: f64) -> bc_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        ffi::with_handle(enc, |e| {
-            e.item(false, 0, false, |w| {
-                w.write_float(v);
-                Ok(())
-            })
-        })
-    }
+    unsafe { ffi::with_handle(enc, |e| e.write(|w| w.write_float(v))) }
 }
 
 /// Writes a string of `len` bytes at `ptr` (need not be NUL-terminated; `ptr` may be
@@ -290,7 +220,7 @@ pub unsafe extern "C" fn bc_encoder_write_string(
                     format!("string byte {}: {err}", err.valid_up_to()),
                 )
             })?;
-            e.item(true, 0, false, |w| Ok(w.write_str(s)?))
+            e.write(|w| w.write_str(s))
         })
     }
 }
@@ -313,7 +243,7 @@ pub unsafe extern "C" fn bc_encoder_write_bytes(
         ffi::with_handle(enc, |e| {
             check_size(len, "a byte array")?;
             let bytes = ffi::bytes(ptr, len)?;
-            e.item(false, 0, false, |w| Ok(w.write_bytes(bytes)?))
+            e.write(|w| w.write_bytes(bytes))
         })
     }
 }
@@ -330,11 +260,7 @@ pub unsafe extern "C" fn bc_encoder_write_list_header(
     len: usize,
 ) -> bc_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        ffi::with_handle(enc, |e| {
-            e.item(false, len as u64, false, |w| Ok(w.write_list_header(len)?))
-        })
-    }
+    unsafe { ffi::with_handle(enc, |e| e.write(|w| w.begin_list(len))) }
 }
 
 /// Writes a map header; `len` key/value pairs must follow, each key a string.
@@ -349,12 +275,7 @@ pub unsafe extern "C" fn bc_encoder_write_map_header(
     len: usize,
 ) -> bc_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        ffi::with_handle(enc, |e| {
-            let children = (len as u64).saturating_mul(2);
-            e.item(false, children, true, |w| Ok(w.write_map_header(len)?))
-        })
-    }
+    unsafe { ffi::with_handle(enc, |e| e.write(|w| w.begin_map(len))) }
 }
 
 /// Writes a structure header with `tag`; `len` fields must follow. A Bolt message is a
@@ -372,13 +293,7 @@ pub unsafe extern "C" fn bc_encoder_write_struct_header(
     len: usize,
 ) -> bc_status {
     // SAFETY: forwarded contract.
-    unsafe {
-        ffi::with_handle(enc, |e| {
-            e.item(false, len as u64, false, |w| {
-                Ok(w.write_struct_header(tag, len)?)
-            })
-        })
-    }
+    unsafe { ffi::with_handle(enc, |e| e.write(|w| w.begin_struct(tag, len))) }
 }
 
 /// Writes a UUID: the 16 bytes at `bytes`, in RFC 4122 order (PackStream v2).
@@ -399,7 +314,7 @@ pub unsafe extern "C" fn bc_encoder_write_uuid(
             let b: &[u8; 16] = ffi::bytes(bytes, 16)?
                 .try_into()
                 .map_err(|_| ffi::invalid("a UUID has 16 bytes"))?;
-            e.item(false, 0, false, |w| Ok(w.write_uuid(b)?))
+            e.write(|w| w.write_uuid(b))
         })
     }
 }
@@ -423,12 +338,10 @@ pub unsafe extern "C" fn bc_encoder_write_value(
     unsafe {
         ffi::with_handle(enc, |e| {
             let v = ffi::handle_ref(value)?;
-            let before = e.buf.len();
-            let result = e.item(v.kind == BC_TYPE_STRING, 0, false, |w| write_tree(w, v));
-            if result.is_err() {
-                e.buf.truncate(before);
-            }
-            result
+            // `v` is a live value of this library (the contract above); a failed value
+            // leaves the buffer and the open containers as they were.
+            e.w.all_or_nothing(|w| write_tree(w, v))
+                .map_err(without_offset)
         })
     }
 }
@@ -451,8 +364,8 @@ pub unsafe extern "C" fn bc_encoder_data(
     unsafe {
         ffi::with_handle(enc, |e| {
             let (ptr, len) = (Out::new(ptr)?, Out::new(len)?);
-            ptr.set(e.buf.as_ptr());
-            len.set(e.buf.len());
+            ptr.set(e.w.get_ref().as_ptr());
+            len.set(e.w.get_ref().len());
             Ok(())
         })
     }
@@ -469,7 +382,7 @@ pub unsafe extern "C" fn bc_encoder_depth(enc: *mut bc_encoder, out: *mut usize)
     // SAFETY: forwarded contract.
     unsafe {
         ffi::with_handle(enc, |e| {
-            Out::new(out)?.set(e.open.len());
+            Out::new(out)?.set(e.w.depth());
             Ok(())
         })
     }
@@ -487,8 +400,8 @@ pub unsafe extern "C" fn bc_encoder_clear(enc: *mut bc_encoder) -> bc_status {
     // SAFETY: forwarded contract.
     unsafe {
         ffi::with_handle(enc, |e| {
-            e.buf.clear();
-            e.open.clear();
+            e.w.get_mut().clear();
+            e.w.reset();
             e.message = None;
             e.err.clear();
             Ok(())
@@ -511,13 +424,14 @@ pub unsafe extern "C" fn bc_encoder_consume(enc: *mut bc_encoder, n: usize) -> b
             if e.message.is_some() {
                 return Err(state("a message is begun; end it first"));
             }
-            if n > e.buf.len() {
+            let buf = e.w.get_mut();
+            if n > buf.len() {
                 return Err(Failure::new(
                     bc_status::BC_ERR_OUT_OF_RANGE,
-                    format!("cannot consume {n} of {} bytes", e.buf.len()),
+                    format!("cannot consume {n} of {} bytes", buf.len()),
                 ));
             }
-            e.buf.drain(..n);
+            buf.drain(..n);
             Ok(())
         })
     }
@@ -540,7 +454,7 @@ pub unsafe extern "C" fn bc_encoder_begin_message(enc: *mut bc_encoder) -> bc_st
             if e.message.is_some() {
                 return Err(state("a message is already begun"));
             }
-            e.message = Some(Chunker::default().start_message(&mut e.buf));
+            e.message = Some(Chunker::default().start_message(e.w.get_mut()));
             Ok(())
         })
     }
@@ -571,7 +485,7 @@ pub unsafe extern "C" fn bc_encoder_end_message(
             e.complete()?;
             let chunker = chunker(max_chunk_size)?;
             e.message = None;
-            chunker.finish_message(&mut e.buf, start)?;
+            chunker.finish_message(e.w.get_mut(), start)?;
             Ok(())
         })
     }
@@ -603,7 +517,7 @@ pub unsafe extern "C" fn bc_encoder_write_framed(
             if e.message.is_some() {
                 return Err(state("a message is begun; end it first"));
             }
-            chunker(max_chunk_size)?.write_message(msg, &mut e.buf)?;
+            chunker(max_chunk_size)?.write_message(msg, e.w.get_mut())?;
             Ok(())
         })
     }
@@ -625,7 +539,7 @@ pub unsafe extern "C" fn bc_encoder_write_noop(enc: *mut bc_encoder) -> bc_statu
             if e.message.is_some() {
                 return Err(state("a message is begun; end it first"));
             }
-            Chunker::write_noop(&mut e.buf);
+            Chunker::write_noop(e.w.get_mut());
             Ok(())
         })
     }

@@ -213,6 +213,11 @@ pub(crate) fn kind_status(kind: &str) -> Option<bc_status> {
         // Encoding, and arguments out of range.
         "too_many_fields" => S::BC_ERR_TOO_MANY_FIELDS,
         "uuid_not_enabled" => S::BC_ERR_UUID_NOT_ENABLED,
+        // The streaming writer: the encoder's calls in an order the declared sizes do
+        // not allow.
+        "too_many_items" | "too_few_items" | "unfinished" | "nothing_open" => {
+            S::BC_ERR_INVALID_STATE
+        }
         "invalid_tag" | "invalid_max_chunk_size" | "invalid_version_string" | "schema" => {
             S::BC_ERR_INVALID_ARGUMENT
         }
@@ -373,6 +378,7 @@ mod tests {
         [
             <packstream::Error as ErrorInfo>::kinds(),
             EncodeError::KINDS,
+            packstream::WriteError::KINDS,
             ChunkError::KINDS,
             DechunkError::KINDS,
             MessageError::KINDS,

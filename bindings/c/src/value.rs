@@ -8,7 +8,7 @@
 
 use std::ffi::c_char;
 
-use packstream::{DecodeOptions, Decoder, Encoder, Sink, StructRef, ValueRef, Visitor};
+use packstream::{DecodeOptions, Decoder, Sink, StructRef, ValueRef, Visitor, Writer};
 
 use crate::ffi::{self, Out, OutBuf};
 use crate::status::{bc_status, Failure, Res};
@@ -623,18 +623,18 @@ pub(crate) unsafe fn to_value_ref<'a>(root: &'a bc_value) -> Res<ValueRef<'a>> {
     }
 }
 
-/// Writes a tree with `enc` (pre-order, iterative). Returns the number of values
-/// written at the top level (1).
+/// Writes a tree through the checked writer `w` (pre-order, iterative), node by node:
+/// the writer counts each container's items and checks its map keys.
 ///
 /// # Safety
 /// `root` is a node made by this library and still valid.
-pub(crate) unsafe fn write_tree<S: Sink>(enc: &mut Encoder<S>, root: &bc_value) -> Res {
+pub(crate) unsafe fn write_tree<S: Sink>(w: &mut Writer<S>, root: &bc_value) -> Res {
     let mut stack: Vec<(&[bc_value], usize)> = Vec::new();
     let mut next = Some(root);
     loop {
         if let Some(v) = next.take() {
             // SAFETY: every node visited is reachable from `root`.
-            unsafe { write_node(enc, v) }?;
+            unsafe { write_node(w, v) }?;
             // SAFETY: as above.
             let children = unsafe { v.children() };
             if children.len() != v.child_count() {
@@ -663,29 +663,29 @@ pub(crate) unsafe fn write_tree<S: Sink>(enc: &mut Encoder<S>, root: &bc_value) 
 ///
 /// # Safety
 /// `v` is a node made by this library and still valid.
-unsafe fn write_node<S: Sink>(enc: &mut Encoder<S>, v: &bc_value) -> Res {
+unsafe fn write_node<S: Sink>(w: &mut Writer<S>, v: &bc_value) -> Res {
     match v.kind {
-        BC_TYPE_NULL => enc.write_null(),
+        BC_TYPE_NULL => w.write_null()?,
         // SAFETY: `b` is the active member of a BC_TYPE_BOOL node.
-        BC_TYPE_BOOL => enc.write_bool(unsafe { v.data.b }),
+        BC_TYPE_BOOL => w.write_bool(unsafe { v.data.b })?,
         // SAFETY: `i` is the active member of a BC_TYPE_INT node.
-        BC_TYPE_INT => enc.write_int(unsafe { v.data.i }),
+        BC_TYPE_INT => w.write_int(unsafe { v.data.i })?,
         // SAFETY: `f` is the active member of a BC_TYPE_FLOAT node.
-        BC_TYPE_FLOAT => enc.write_float(unsafe { v.data.f }),
+        BC_TYPE_FLOAT => w.write_float(unsafe { v.data.f })?,
         // SAFETY: forwarded contract.
-        BC_TYPE_BYTES => enc.write_bytes(unsafe { v.payload_bytes() })?,
+        BC_TYPE_BYTES => w.write_bytes(unsafe { v.payload_bytes() })?,
         // SAFETY: forwarded contract.
-        BC_TYPE_STRING => enc.write_str(unsafe { v.str() }.ok_or_else(forged)?)?,
+        BC_TYPE_STRING => w.write_str(unsafe { v.str() }.ok_or_else(forged)?)?,
         BC_TYPE_UUID => {
             // SAFETY: forwarded contract.
             let b: &[u8; 16] = unsafe { v.payload_bytes() }
                 .try_into()
                 .map_err(|_| forged())?;
-            enc.write_uuid(b)?;
+            w.write_uuid(b)?;
         }
-        BC_TYPE_LIST => enc.write_list_header(v.len as usize)?,
-        BC_TYPE_MAP => enc.write_map_header(v.len as usize)?,
-        BC_TYPE_STRUCT => enc.write_struct_header(v.tag, v.len as usize)?,
+        BC_TYPE_LIST => w.begin_list(v.len as usize)?,
+        BC_TYPE_MAP => w.begin_map(v.len as usize)?,
+        BC_TYPE_STRUCT => w.begin_struct(v.tag, v.len as usize)?,
         _ => return Err(forged()),
     }
     Ok(())

@@ -1500,6 +1500,24 @@ static void test_write_value_roundtrip(void) {
     CHECK_ST(bc_encoder_write_value(e, v), BC_ERR_UUID_NOT_ENABLED);
     CHECK_OK(bc_encoder_data(e, &p, &m));
     CHECK(m == 0);
+    /* The same inside an open list: the list still needs both of its items. */
+    CHECK_OK(bc_encoder_write_list_header(e, 2));
+    CHECK_ST(bc_encoder_write_value(e, v), BC_ERR_UUID_NOT_ENABLED);
+    size_t depth = 0;
+    CHECK_OK(bc_encoder_depth(e, &depth));
+    CHECK(depth == 1);
+    CHECK_OK(bc_encoder_write_int(e, 1));
+    CHECK_OK(bc_encoder_write_int(e, 2));
+    CHECK_OK(bc_encoder_depth(e, &depth));
+    CHECK(depth == 0);
+    CHECK_OK(bc_encoder_data(e, &p, &m));
+    CHECK(m == 3 && p[0] == 0x92 && p[1] == 0x01 && p[2] == 0x02);
+    /* Encoder errors carry no offset. */
+    CHECK_OK(bc_encoder_write_map_header(e, 1));
+    CHECK_ST(bc_encoder_write_int(e, 1), BC_ERR_NON_STRING_KEY);
+    bc_error err;
+    CHECK_OK(bc_encoder_last_error(e, &err));
+    CHECK(err.status == BC_ERR_NON_STRING_KEY && err.offset == -1);
     bc_encoder_free(e);
     bc_decoder_free(d);
 }

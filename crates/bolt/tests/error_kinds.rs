@@ -58,6 +58,7 @@ fn declared_kinds() -> Vec<(&'static str, &'static [&'static str])> {
             <packstream::Error as ErrorInfo>::kinds(),
         ),
         ("packstream::EncodeError", EncodeError::KINDS),
+        ("packstream::WriteError", packstream::WriteError::KINDS),
         ("packstream::serde::Error", packstream::serde::Error::KINDS),
         ("ChunkError", ChunkError::KINDS),
         ("DechunkError", DechunkError::KINDS),

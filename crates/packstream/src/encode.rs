@@ -3,6 +3,8 @@
 //! integers in the narrowest form of the table in the PackStream spec; floats always
 //! FLOAT_64.
 
+use core::mem::MaybeUninit;
+
 use bytes::BytesMut;
 
 use crate::error::EncodeError;
@@ -41,6 +43,11 @@ pub trait Sink: sealed::Sealed {
     fn resize_to(&mut self, len: usize);
     /// The bytes written so far, to patch in place (chunk headers).
     fn bytes_mut(&mut self) -> &mut [u8];
+    /// Appends a string of at most 32 bytes with its header, with one capacity check and
+    /// fixed-size copies (a call to `memcpy` for a few bytes cost more than the
+    /// writing): see [`short_string`].
+    #[doc(hidden)]
+    fn put_short_str(&mut self, s: &[u8]);
 }
 
 mod sealed {
@@ -78,6 +85,21 @@ impl Sink for Vec<u8> {
     fn put_u8(&mut self, b: u8) {
         self.push(b);
     }
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn put_short_str(&mut self, s: &[u8]) {
+        self.reserve(SHORT_STRING + 2);
+        let len = self.len();
+        match short_string(self.spare_capacity_mut(), s) {
+            // SAFETY: `short_string` initialised the first `n` bytes of the spare
+            // capacity (its contract), so the first `len + n` bytes are initialised and
+            // inside the capacity. (Tests: tests/encode.rs, every length 0..=40, under
+            // Miri.)
+            Some(n) => unsafe { self.set_len(len + n) },
+            // Not reached: `reserve` made room for the longest short string.
+            None => put_short_str_slow(self, s),
+        }
+    }
     #[inline]
     fn put_slice(&mut self, s: &[u8]) {
         self.extend_from_slice(s);
@@ -89,10 +111,28 @@ impl Sink for Vec<u8> {
     buffer_methods!();
 }
 
+/// The safe fallback of `Vec::put_short_str`, out of line so that its `memcpy` call
+/// does not merge with the fixed-size copies.
+#[cold]
+#[inline(never)]
+fn put_short_str_slow<S: Sink>(buf: &mut S, s: &[u8]) {
+    let n = s.len();
+    if n < 16 {
+        buf.put_u8(m::TINY_STRING | n as u8);
+    } else {
+        buf.put_slice(&[m::STRING_8, n as u8]);
+    }
+    buf.put_slice(s);
+}
+
 impl Sink for BytesMut {
     #[inline]
     fn put_u8(&mut self, b: u8) {
         bytes::BufMut::put_u8(self, b);
+    }
+    #[inline]
+    fn put_short_str(&mut self, s: &[u8]) {
+        put_short_str_slow(self, s);
     }
     #[inline]
     fn put_slice(&mut self, s: &[u8]) {
@@ -134,6 +174,10 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     fn bytes_mut(&mut self) -> &mut [u8] {
         (**self).bytes_mut()
     }
+    #[inline(always)]
+    fn put_short_str(&mut self, s: &[u8]) {
+        (**self).put_short_str(s);
+    }
 }
 
 /// Writes one value of either tree type. Scalars inside containers are written in the
@@ -149,7 +193,7 @@ macro_rules! write_tree {
                 match $item {
                     $ty::Int(i) => $enc.write_int(*i),
                     $ty::Float(f) => $enc.write_float(*f),
-                    $ty::String(s) => $enc.write_str(s)?,
+                    $ty::String(s) => $enc.put_str(s)?,
                     $ty::Null => $enc.write_null(),
                     $ty::Bool(b) => $enc.write_bool(*b),
                     $ty::List(items) if $depth + 1 < RECURSION_DEPTH => {
@@ -164,28 +208,23 @@ macro_rules! write_tree {
             $ty::Bool(b) => $enc.write_bool(*b),
             $ty::Int(i) => $enc.write_int(*i),
             $ty::Float(f) => $enc.write_float(*f),
-            $ty::Bytes(b) => $enc.write_bytes(b)?,
-            $ty::String(s) => $enc.write_str(s)?,
-            $ty::List(items) => {
-                $enc.write_list_header(items.len())?;
-                for it in items {
-                    item!(it);
-                }
-            }
+            $ty::Bytes(b) => $enc.put_bytes(b)?,
+            $ty::String(s) => $enc.put_str(s)?,
+            $ty::List(items) => return $enc.$list(items, $depth),
             $ty::Map(entries) => {
-                $enc.write_map_header(entries.len())?;
+                $enc.put_map_header(entries.len())?;
                 for (k, it) in entries {
-                    $enc.write_str(k)?;
+                    $enc.put_str(k)?;
                     item!(it);
                 }
             }
             $ty::Struct(s) => {
-                $enc.write_struct_header(s.tag, s.fields.len())?;
+                $enc.put_struct_header(s.tag, s.fields.len())?;
                 for it in &s.fields {
                     item!(it);
                 }
             }
-            $ty::Uuid(u) => $enc.write_uuid(u)?,
+            $ty::Uuid(u) => $enc.put_uuid(u)?,
         }
         Ok(())
     }};
@@ -195,14 +234,29 @@ macro_rules! write_tree {
 /// (`$depth` is the list's own depth).
 macro_rules! write_items {
     ($enc:ident, $items:expr, $ty:ident, $method:ident, $depth:expr) => {{
-        $enc.write_list_header($items.len())?;
+        $enc.put_list_header($items.len())?;
         for it in $items {
             match it {
                 $ty::Int(i) => $enc.write_int(*i),
                 $ty::Float(f) => $enc.write_float(*f),
-                $ty::String(s) => $enc.write_str(s)?,
+                $ty::String(s) => $enc.put_str(s)?,
                 $ty::Null => $enc.write_null(),
                 $ty::Bool(b) => $enc.write_bool(*b),
+                // A list in a list (`lists_NxM`, a column of lists) is written here, one
+                // level down, so that it costs no call; its own containers do.
+                $ty::List(inner) if $depth + 2 < RECURSION_DEPTH => {
+                    $enc.put_list_header(inner.len())?;
+                    for it in inner {
+                        match it {
+                            $ty::Int(i) => $enc.write_int(*i),
+                            $ty::Float(f) => $enc.write_float(*f),
+                            $ty::String(s) => $enc.put_str(s)?,
+                            $ty::Null => $enc.write_null(),
+                            $ty::Bool(b) => $enc.write_bool(*b),
+                            other => $enc.$method(other, $depth + 2)?,
+                        }
+                    }
+                }
                 other => $enc.$method(other, $depth + 1)?,
             }
         }
@@ -251,6 +305,16 @@ impl<B: Sink> Encoder<B> {
     /// An encoder with the given options.
     pub fn with_options(buf: B, opts: EncodeOptions) -> Self {
         Encoder { buf, opts }
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> EncodeOptions {
+        self.opts
+    }
+
+    /// Changes the options for what is written from now on.
+    pub fn set_options(&mut self, opts: EncodeOptions) {
+        self.opts = opts;
     }
 
     /// The buffer written to.
@@ -316,12 +380,7 @@ impl<B: Sink> Encoder<B> {
 
     /// Writes a size header: tiny form (if `tiny` is given) below 16, then 8/16/32-bit.
     #[inline(always)]
-    fn write_size(
-        &mut self,
-        tiny: Option<u8>,
-        markers: [u8; 3],
-        len: usize,
-    ) -> Result<(), EncodeError> {
+    fn write_size(&mut self, tiny: Option<u8>, markers: [u8; 3], len: usize) -> Result<(), Fail> {
         match (tiny, len) {
             (Some(t), 0..=15) => self.buf.put_u8(t | len as u8),
             (_, 0..=0xFF) => self.buf.put_slice(&[markers[0], len as u8]),
@@ -333,7 +392,7 @@ impl<B: Sink> Encoder<B> {
                 let n = u32::try_from(len)
                     .ok()
                     .filter(|n| *n <= m::MAX_SIZE)
-                    .ok_or(EncodeError::SizeTooLarge(len))?;
+                    .ok_or(Fail::SizeTooLarge(len))?;
                 let [a, b, c, d] = n.to_be_bytes();
                 self.buf.put_slice(&[markers[2], a, b, c, d]);
             }
@@ -347,13 +406,30 @@ impl<B: Sink> Encoder<B> {
     /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 bytes.
     #[inline(always)]
     pub fn write_str(&mut self, v: &str) -> Result<(), EncodeError> {
-        self.buf.reserve(5 + v.len());
+        Ok(self.put_str(v)?)
+    }
+
+    /// [`Self::write_str`] with the encoder's internal error.
+    #[inline(always)]
+    fn put_str(&mut self, v: &str) -> Result<(), Fail> {
+        let b = v.as_bytes();
+        if b.len() <= SHORT_STRING {
+            self.buf.put_short_str(b);
+            return Ok(());
+        }
+        self.write_long_str(b)
+    }
+
+    /// [`Self::write_str`] above [`SHORT_STRING`] bytes.
+    #[inline(never)]
+    fn write_long_str(&mut self, b: &[u8]) -> Result<(), Fail> {
+        self.buf.reserve(5 + b.len());
         self.write_size(
             Some(m::TINY_STRING),
             [m::STRING_8, m::STRING_16, m::STRING_32],
-            v.len(),
+            b.len(),
         )?;
-        self.buf.put_slice(v.as_bytes());
+        self.buf.put_slice(b);
         Ok(())
     }
 
@@ -363,6 +439,11 @@ impl<B: Sink> Encoder<B> {
     /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 bytes.
     #[inline]
     pub fn write_bytes(&mut self, v: &[u8]) -> Result<(), EncodeError> {
+        Ok(self.put_bytes(v)?)
+    }
+
+    /// [`Self::write_bytes`] with the encoder's internal error.
+    fn put_bytes(&mut self, v: &[u8]) -> Result<(), Fail> {
         self.buf.reserve(5 + v.len());
         self.write_size(None, [m::BYTES_8, m::BYTES_16, m::BYTES_32], v.len())?;
         self.buf.put_slice(v);
@@ -375,6 +456,12 @@ impl<B: Sink> Encoder<B> {
     /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 items.
     #[inline]
     pub fn write_list_header(&mut self, len: usize) -> Result<(), EncodeError> {
+        Ok(self.put_list_header(len)?)
+    }
+
+    /// [`Self::write_list_header`] with the encoder's internal error.
+    #[inline]
+    fn put_list_header(&mut self, len: usize) -> Result<(), Fail> {
         self.write_size(Some(m::TINY_LIST), [m::LIST_8, m::LIST_16, m::LIST_32], len)
     }
 
@@ -384,6 +471,12 @@ impl<B: Sink> Encoder<B> {
     /// [`EncodeError::SizeTooLarge`] above 2 147 483 647 entries.
     #[inline]
     pub fn write_map_header(&mut self, len: usize) -> Result<(), EncodeError> {
+        Ok(self.put_map_header(len)?)
+    }
+
+    /// [`Self::write_map_header`] with the encoder's internal error.
+    #[inline]
+    fn put_map_header(&mut self, len: usize) -> Result<(), Fail> {
         self.write_size(Some(m::TINY_MAP), [m::MAP_8, m::MAP_16, m::MAP_32], len)
     }
 
@@ -392,10 +485,26 @@ impl<B: Sink> Encoder<B> {
     /// # Errors
     /// [`EncodeError::TooManyFields`] above 15 fields unless
     /// [`EncodeOptions::legacy_structs`] is set (then `DC`/`DD` up to 65 535).
-    #[inline]
+    #[inline(always)]
     pub fn write_struct_header(&mut self, tag: u8, len: usize) -> Result<(), EncodeError> {
+        Ok(self.put_struct_header(tag, len)?)
+    }
+
+    /// [`Self::write_struct_header`] with the encoder's internal error.
+    #[inline(always)]
+    fn put_struct_header(&mut self, tag: u8, len: usize) -> Result<(), Fail> {
+        if len <= 15 {
+            self.buf.put_slice(&[m::TINY_STRUCT | len as u8, tag]);
+            return Ok(());
+        }
+        self.write_large_struct_header(tag, len)
+    }
+
+    /// [`Self::write_struct_header`] above 15 fields.
+    #[cold]
+    #[inline(never)]
+    fn write_large_struct_header(&mut self, tag: u8, len: usize) -> Result<(), Fail> {
         match len {
-            0..=15 => self.buf.put_slice(&[m::TINY_STRUCT | len as u8, tag]),
             16..=0xFF if self.opts.legacy_structs => {
                 self.buf.put_slice(&[m::STRUCT_8, len as u8, tag])
             }
@@ -403,7 +512,7 @@ impl<B: Sink> Encoder<B> {
                 let [a, b] = (len as u16).to_be_bytes();
                 self.buf.put_slice(&[m::STRUCT_16, a, b, tag]);
             }
-            _ => return Err(EncodeError::TooManyFields(len)),
+            _ => return Err(Fail::TooManyFields(len)),
         }
         Ok(())
     }
@@ -414,8 +523,13 @@ impl<B: Sink> Encoder<B> {
     /// [`EncodeError::UuidNotEnabled`] unless [`EncodeOptions::uuid`] is set.
     #[inline]
     pub fn write_uuid(&mut self, v: &[u8; 16]) -> Result<(), EncodeError> {
+        Ok(self.put_uuid(v)?)
+    }
+
+    /// [`Self::write_uuid`] with the encoder's internal error.
+    fn put_uuid(&mut self, v: &[u8; 16]) -> Result<(), Fail> {
         if !self.opts.uuid {
-            return Err(EncodeError::UuidNotEnabled);
+            return Err(Fail::UuidNotEnabled);
         }
         self.buf.put_u8(m::UUID);
         self.buf.put_slice(v);
@@ -433,7 +547,7 @@ impl<B: Sink> Encoder<B> {
     /// # Errors
     /// See [`EncodeError`].
     pub fn write_value_ref(&mut self, v: &ValueRef<'_>) -> Result<(), EncodeError> {
-        self.write_value_ref_at(v, 0)
+        Ok(self.write_value_ref_at(v, 0)?)
     }
 
     /// Writes an owned value.
@@ -441,10 +555,10 @@ impl<B: Sink> Encoder<B> {
     /// # Errors
     /// See [`EncodeError`].
     pub fn write_value(&mut self, v: &Value) -> Result<(), EncodeError> {
-        self.write_value_at(v, 0)
+        Ok(self.write_value_at(v, 0)?)
     }
 
-    fn write_value_ref_at(&mut self, v: &ValueRef<'_>, depth: u32) -> Result<(), EncodeError> {
+    fn write_value_ref_at(&mut self, v: &ValueRef<'_>, depth: u32) -> Result<(), Fail> {
         if depth >= RECURSION_DEPTH {
             return self.write_deep(v);
         }
@@ -458,7 +572,7 @@ impl<B: Sink> Encoder<B> {
         )
     }
 
-    fn write_value_at(&mut self, v: &Value, depth: u32) -> Result<(), EncodeError> {
+    fn write_value_at(&mut self, v: &Value, depth: u32) -> Result<(), Fail> {
         if depth >= RECURSION_DEPTH {
             return self.write_deep(v);
         }
@@ -468,33 +582,33 @@ impl<B: Sink> Encoder<B> {
     /// Writes a list at `depth` (below [`RECURSION_DEPTH`]): its scalars in the loop,
     /// anything else through [`Self::write_value_ref_at`].
     #[inline(never)]
-    fn write_list_ref_at(&mut self, items: &[ValueRef<'_>], depth: u32) -> Result<(), EncodeError> {
+    fn write_list_ref_at(&mut self, items: &[ValueRef<'_>], depth: u32) -> Result<(), Fail> {
         write_items!(self, items, ValueRef, write_value_ref_at, depth)
     }
 
     /// [`Self::write_list_ref_at`] for owned values.
     #[inline(never)]
-    fn write_list_at(&mut self, items: &[Value], depth: u32) -> Result<(), EncodeError> {
+    fn write_list_at(&mut self, items: &[Value], depth: u32) -> Result<(), Fail> {
         write_items!(self, items, Value, write_value_at, depth)
     }
 
     /// Writes a value nested deeper than [`RECURSION_DEPTH`] with an explicit stack.
-    fn write_deep<T: WriteLeaf>(&mut self, v: &T) -> Result<(), EncodeError> {
+    fn write_deep<T: WriteLeaf>(&mut self, v: &T) -> Result<(), Fail> {
         let mut stack: Vec<Open<'_, T>> = Vec::new();
         let mut next = Some(v);
         loop {
             if let Some(v) = next.take() {
                 match v.shape() {
                     Shape::List(items) => {
-                        self.write_list_header(items.len())?;
+                        self.put_list_header(items.len())?;
                         stack.push(Open::Items(items.iter()));
                     }
                     Shape::Struct(tag, fields) => {
-                        self.write_struct_header(tag, fields.len())?;
+                        self.put_struct_header(tag, fields.len())?;
                         stack.push(Open::Items(fields.iter()));
                     }
                     Shape::Map(entries) => {
-                        self.write_map_header(entries.len())?;
+                        self.put_map_header(entries.len())?;
                         stack.push(Open::Entries(entries.iter()));
                     }
                     Shape::Leaf => v.write_leaf(self)?,
@@ -507,7 +621,7 @@ impl<B: Sink> Encoder<B> {
                 Open::Items(items) => next = items.next(),
                 Open::Entries(entries) => {
                     if let Some((k, v)) = entries.next() {
-                        self.write_str(k.as_ref())?;
+                        self.put_str(k.as_ref())?;
                         next = Some(v);
                     }
                 }
@@ -517,6 +631,82 @@ impl<B: Sink> Encoder<B> {
             }
         }
     }
+}
+
+/// The encoder's errors inside: `Copy` and two words, so that the functions writing
+/// nested values return them in registers ([`EncodeError`] is three words, returned
+/// through memory), and turned into an [`EncodeError`] at the public methods.
+#[derive(Debug, Clone, Copy)]
+enum Fail {
+    SizeTooLarge(usize),
+    TooManyFields(usize),
+    UuidNotEnabled,
+}
+
+impl From<Fail> for EncodeError {
+    #[cold]
+    fn from(f: Fail) -> Self {
+        match f {
+            Fail::SizeTooLarge(n) => EncodeError::SizeTooLarge(n),
+            Fail::TooManyFields(n) => EncodeError::TooManyFields(n),
+            Fail::UuidNotEnabled => EncodeError::UuidNotEnabled,
+        }
+    }
+}
+
+/// Strings up to this many bytes are written by [`Encoder::write_str`] with fixed-size
+/// copies ([`short_string`]) instead of a call to `memcpy`.
+const SHORT_STRING: usize = 32;
+
+/// Writes a string of at most [`SHORT_STRING`] bytes with its header (tiny or STRING_8)
+/// at the start of `out`, and returns how many bytes that is; `None`, with nothing
+/// written, if `out` is too short or the string too long.
+///
+/// Contract (what `Vec::put_short_str` relies on): on `Some(n)`, the first `n` bytes of
+/// `out` are initialised. The payload is copied in two overlapping pieces of a fixed
+/// size (16, 8 or 4 bytes, or three single bytes below 4) that together cover it,
+/// whatever its length.
+#[inline(always)]
+fn short_string(out: &mut [MaybeUninit<u8>], s: &[u8]) -> Option<usize> {
+    let n = s.len();
+    if n > SHORT_STRING || out.len() < n + 2 {
+        return None;
+    }
+    let at = if n < 16 {
+        out.first_mut()?.write(m::TINY_STRING | n as u8);
+        1
+    } else {
+        let [a, b] = out.first_chunk_mut::<2>()?;
+        a.write(m::STRING_8);
+        b.write(n as u8);
+        2
+    };
+    let body = out.get_mut(at..at + n)?;
+    if n >= 16 {
+        copy_piece::<16>(body, s, 0)?;
+        copy_piece::<16>(body, s, n - 16)?;
+    } else if n >= 8 {
+        copy_piece::<8>(body, s, 0)?;
+        copy_piece::<8>(body, s, n - 8)?;
+    } else if n >= 4 {
+        copy_piece::<4>(body, s, 0)?;
+        copy_piece::<4>(body, s, n - 4)?;
+    } else if n > 0 {
+        copy_piece::<1>(body, s, 0)?;
+        copy_piece::<1>(body, s, n / 2)?;
+        copy_piece::<1>(body, s, n - 1)?;
+    }
+    Some(at + n)
+}
+
+/// Copies `s[from..from + K]` to `out[from..from + K]`; `None` if either is too short
+/// (which [`short_string`] rules out before).
+#[inline(always)]
+fn copy_piece<const K: usize>(out: &mut [MaybeUninit<u8>], s: &[u8], from: usize) -> Option<()> {
+    let src = s.get(from..)?.first_chunk::<K>()?;
+    let dst = out.get_mut(from..)?.first_chunk_mut::<K>()?;
+    *dst = src.map(MaybeUninit::new);
+    Some(())
 }
 
 /// Containers nested deeper than this are written with an explicit stack. Recursion is
@@ -529,7 +719,7 @@ const RECURSION_DEPTH: u32 = if cfg!(debug_assertions) { 4 } else { 32 };
 /// How [`Encoder::write_deep`] writes a leaf of either tree.
 trait WriteLeaf: Tree {
     /// Writes a node whose shape is [`Shape::Leaf`].
-    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError>;
+    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), Fail>;
 }
 
 /// A container being written by [`Encoder::write_deep`]: the items still to write.
@@ -539,13 +729,13 @@ enum Open<'v, T: Tree> {
 }
 
 impl WriteLeaf for ValueRef<'_> {
-    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
+    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), Fail> {
         enc.write_value_ref_at(self, 0)
     }
 }
 
 impl WriteLeaf for Value {
-    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), EncodeError> {
+    fn write_leaf<B: Sink>(&self, enc: &mut Encoder<B>) -> Result<(), Fail> {
         enc.write_value_at(self, 0)
     }
 }

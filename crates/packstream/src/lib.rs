@@ -49,6 +49,10 @@
 //! assert_eq!(&out[..4], [0xB3, 0x4E, 0x03, 0x92]);
 //! ```
 //!
+//! [`Encoder`] writes container headers and leaves the item counts to the caller;
+//! [`Writer`], over it, checks them (declared sizes, string map keys, nesting depth) for
+//! a caller that streams values out one call at a time.
+//!
 //! ## Limits and errors
 //!
 //! [`DecodeLimits`] bounds depth, lengths and the total element count; a declared length is
@@ -112,6 +116,7 @@ mod reader;
 pub mod serde;
 mod tree;
 mod value;
+mod writer;
 
 pub use decode::{Decoder, Visitor};
 pub use encode::{Encoder, Sink};
@@ -123,3 +128,4 @@ pub use reader::Token;
 #[cfg(feature = "serde")]
 pub use serde::{from_slice, from_slice_with, to_vec, to_vec_with};
 pub use value::{StructRef, Structure, Value, ValueRef};
+pub use writer::{WriteError, Writer};
