@@ -7,7 +7,7 @@
 use crate::error::{Error, ErrorKind};
 use crate::limits::DecodeOptions;
 use crate::marker as m;
-use crate::reader::{missing_item, Reader, Token};
+use crate::reader::{missing_item, short_ascii, Reader, Token};
 use crate::value::{StructRef, Structure, Value, ValueRef};
 
 /// Containers nested deeper than this are built iteratively. An unoptimised build spends
@@ -194,10 +194,82 @@ pub(crate) fn build<'a, N: Node<'a>>(
 }
 
 /// The error for an item whose marker is missing because the input ended at `start`.
+/// Never inlined: inlined, its set-up was hoisted before every container's loop.
 #[cold]
+#[inline(never)]
 fn missing(start: usize, container: Option<usize>) -> Error {
     let e = Error::new(ErrorKind::UnexpectedEnd, start, "a marker byte");
     missing_item(e, start, start, container)
+}
+
+/// What a marker byte starts, for the builders' dispatch: one table load and one jump
+/// per item instead of a chain of range compares. Tiny integers are tested before the
+/// table (one compare); `Other` markers (byte arrays, sized lists and maps, UUIDs,
+/// legacy structures, reserved bytes) go through [`Reader::token`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Kind {
+    Other,
+    TinyString,
+    TinyList,
+    TinyMap,
+    TinyStruct,
+    Null,
+    False,
+    True,
+    Float,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    String8,
+    String16,
+    String32,
+}
+
+/// The [`Kind`] of a marker byte.
+const fn kind_of(marker: u8) -> Kind {
+    match marker {
+        0x80..=0x8F => Kind::TinyString,
+        0x90..=0x9F => Kind::TinyList,
+        0xA0..=0xAF => Kind::TinyMap,
+        0xB0..=0xBF => Kind::TinyStruct,
+        m::NULL => Kind::Null,
+        m::FALSE => Kind::False,
+        m::TRUE => Kind::True,
+        m::FLOAT_64 => Kind::Float,
+        m::INT_8 => Kind::Int8,
+        m::INT_16 => Kind::Int16,
+        m::INT_32 => Kind::Int32,
+        m::INT_64 => Kind::Int64,
+        m::STRING_8 => Kind::String8,
+        m::STRING_16 => Kind::String16,
+        m::STRING_32 => Kind::String32,
+        _ => Kind::Other,
+    }
+}
+
+/// [`kind_of`] every marker byte, as a table.
+// Evaluated at compile time: an index out of bounds would fail the build.
+#[allow(clippy::indexing_slicing)]
+static KINDS: [Kind; 256] = {
+    let mut kinds = [Kind::Other; 256];
+    let mut marker = 0;
+    while marker < 256 {
+        kinds[marker] = kind_of(marker as u8);
+        marker += 1;
+    }
+    kinds
+};
+
+/// The [`Kind`] of `marker`, from the table (every `u8` is in it: the fallback is
+/// never taken and compiles away).
+#[inline(always)]
+fn kind(marker: u8) -> Kind {
+    KINDS
+        .get(usize::from(marker))
+        .copied()
+        .unwrap_or(Kind::Other)
 }
 
 /// Reads one item of `at` (`left` more follow it) and puts its node into `out`. The
@@ -215,32 +287,60 @@ fn item<'a, N: Node<'a>, O: Out<N>>(
         return Err(missing(start, at.container));
     };
     r.pos = start + 1;
+    // Tiny integers, 0x00..=0x7F and 0xF0..=0xFF: exactly the bytes that are -16 or
+    // more as an i8, and that is their value.
+    if marker as i8 >= -16 {
+        return Ok(out.put(N::scalar(Token::Int(i64::from(marker as i8)))));
+    }
     // One put per variant, so each node is written straight into its vector (a shared
     // temporary costs a store-forwarding stall per item).
-    Ok(match marker {
-        0x00..=0x7F => out.put(N::scalar(Token::Int(i64::from(marker)))),
-        0xF0..=0xFF => out.put(N::scalar(Token::Int(i64::from(marker as i8)))),
-        0x80..=0x8F => {
+    Ok(match kind(marker) {
+        Kind::TinyString => {
             let s = r.string(start, u32::from(marker & 0x0F))?;
             out.put(N::scalar(Token::String(s)))
         }
-        m::FLOAT_64 => out.put(N::scalar(Token::Float(r.float(start)?))),
-        m::INT_8..=m::INT_64 => out.put(N::scalar(Token::Int(r.sized_int(start, marker)?))),
-        m::STRING_8..=m::STRING_32 => {
+        Kind::Float => out.put(N::scalar(Token::Float(r.float(start)?))),
+        Kind::Int8 => {
+            let v = i8::from_be_bytes(r.array(start, "1 byte of INT_8")?);
+            out.put(N::scalar(Token::Int(i64::from(v))))
+        }
+        Kind::Int16 => {
+            let v = i16::from_be_bytes(r.array(start, "2 bytes of INT_16")?);
+            out.put(N::scalar(Token::Int(i64::from(v))))
+        }
+        Kind::Int32 => {
+            let v = i32::from_be_bytes(r.array(start, "4 bytes of INT_32")?);
+            out.put(N::scalar(Token::Int(i64::from(v))))
+        }
+        Kind::Int64 => {
+            let v = i64::from_be_bytes(r.array(start, "8 bytes of INT_64")?);
+            out.put(N::scalar(Token::Int(v)))
+        }
+        Kind::String8 | Kind::String16 | Kind::String32 => {
             out.put(N::scalar(Token::String(r.sized_string(start, marker)?)))
         }
-        m::NULL => out.put(N::scalar(Token::Null)),
-        m::FALSE => out.put(N::scalar(Token::Bool(false))),
-        m::TRUE => out.put(N::scalar(Token::Bool(true))),
-        0x90..=0xBF => {
+        Kind::Null => out.put(N::scalar(Token::Null)),
+        Kind::False => out.put(N::scalar(Token::Bool(false))),
+        Kind::True => out.put(N::scalar(Token::Bool(true))),
+        Kind::TinyList => {
             r.depth_full = at.depth >= at.max_depth;
-            let tok = r.tiny_container(start, marker)?;
+            let n = r.container(start, u32::from(marker & 0x0F), 1, "list items")?;
+            container(r, Token::List(n), start, at, left, out)?
+        }
+        Kind::TinyStruct => {
+            r.depth_full = at.depth >= at.max_depth;
+            let tok = r.structure(start, u32::from(marker & 0x0F))?;
             container(r, tok, start, at, left, out)?
         }
-        _ => {
+        Kind::TinyMap => {
+            r.depth_full = at.depth >= at.max_depth;
+            let n = r.container(start, u32::from(marker & 0x0F), 2, "map entries")?;
+            container(r, Token::Map(n), start, at, left, out)?
+        }
+        Kind::Other => {
             r.pos = start;
             r.depth_full = at.depth >= at.max_depth;
-            match r.token()? {
+            match other_token(r)? {
                 tok @ (Token::List(_) | Token::Map(_) | Token::Struct { .. }) => {
                     container(r, tok, start, at, left, out)?
                 }
@@ -248,6 +348,13 @@ fn item<'a, N: Node<'a>, O: Out<N>>(
             }
         }
     })
+}
+
+/// [`Reader::token`] out of line, for the markers [`item`] does not read itself (rare
+/// in Bolt traffic): inlined, its code made every container's loop heavier.
+#[inline(never)]
+fn other_token<'a>(r: &mut Reader<'a>) -> Result<Token<'a>, Error> {
+    r.token()
 }
 
 /// A map key: a string, else [`ErrorKind::NonStringKey`] (after the checks any token
@@ -268,21 +375,23 @@ fn key<'a>(
         return r.string(start, u32::from(marker & 0x0F));
     }
     r.depth_full = depth >= max_depth;
-    match r.token()? {
+    match other_token(r)? {
         Token::String(s) => Ok(s),
         _ => Err(non_string_key(start)),
     }
 }
 
 #[cold]
+#[inline(never)]
 fn non_string_key(start: usize) -> Error {
     Error::new(ErrorKind::NonStringKey, start, "a string map key")
 }
 
 /// Puts into `out` the node for the container header `tok` read at `start`, an item of
-/// `at` with `left` items after it: an empty container, or one whose items are read now.
-/// Scalar items are put straight from their marker; only nested containers recurse, and
-/// below [`RECURSION_DEPTH`] levels [`deep`] takes over.
+/// `at` with `left` items after it: an empty container, or one whose items are read now
+/// by [`items`] or [`entries`] (the only functions that recurse), or below
+/// [`RECURSION_DEPTH`] levels by [`deep`].
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn container<'a, N: Node<'a>, O: Out<N>>(
     r: &mut Reader<'a>,
     tok: Token<'a>,
@@ -309,27 +418,116 @@ fn container<'a, N: Node<'a>, O: Out<N>>(
         others,
         per_item,
     };
-    let capacity = r.capacity_beside(n, per_item, others);
-    if let Token::Map(_) = tok {
-        let mut entries = Vec::with_capacity(capacity);
-        for left in (0..n).rev() {
-            let key = N::key(key(r, inner.depth, inner.max_depth, inner.container)?);
-            let entry = Entry {
-                entries: &mut entries,
-                key,
-            };
-            item(r, &inner, left, entry)?;
-        }
-        return Ok(out.put(N::map(entries)));
+    match tok {
+        Token::Map(_) => entries(r, &inner, n, out),
+        Token::Struct { tag, .. } => items(r, &inner, n, Some(tag), out),
+        _ => items(r, &inner, n, None, out),
     }
-    let mut items = Vec::with_capacity(capacity);
-    for left in (0..n).rev() {
-        item::<N, _>(r, &inner, left, &mut items)?;
+}
+
+/// Reads the `n` (at least one) items of a list, or of a structure with `tag`, whose
+/// items share `inner`, and puts the node into `out` (the parent's vector directly).
+#[inline(never)]
+fn items<'a, N: Node<'a>, O: Out<N>>(
+    r: &mut Reader<'a>,
+    inner: &Items,
+    n: u32,
+    tag: Option<u8>,
+    out: O,
+) -> Result<O::Done, Error> {
+    let mut items = Vec::with_capacity(r.capacity_beside(n, 1, inner.others));
+    // Straight-line first, so that a list of scalars (the innermost lists, a RECORD's
+    // fields) never pays for the set-up of the general loop below.
+    let left = scalars(r, &mut items, n);
+    for left in (0..left).rev() {
+        item::<N, _>(r, inner, left, &mut items)?;
     }
-    Ok(out.put(match tok {
-        Token::Struct { tag, .. } => N::structure(tag, items),
-        _ => N::list(items),
+    Ok(out.put(match tag {
+        Some(tag) => N::structure(tag, items),
+        None => N::list(items),
     }))
+}
+
+/// Reads scalar items into `items` while they are the common, well-formed kinds (tiny
+/// and sized integers, floats, null, booleans, tiny ASCII strings within the string
+/// limit) and `left` items remain; returns how many remain. It stops, with the reader at
+/// the item, at anything else, including an item that is cut short or over a limit: the
+/// general [`item`] then reads it and reports any error exactly as before.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn scalars<'a, N: Node<'a>>(r: &mut Reader<'a>, items: &mut Vec<N>, mut left: u32) -> u32 {
+    let buf = r.buf;
+    let max_string_len = r.opts.limits.max_string_len;
+    let mut pos = r.pos;
+    while left > 0 {
+        let Some(&marker) = buf.get(pos) else { break };
+        let (node, used) = if marker as i8 >= -16 {
+            (N::scalar(Token::Int(i64::from(marker as i8))), 1)
+        } else {
+            let payload = buf.get(pos + 1..).unwrap_or_default();
+            match kind(marker) {
+                Kind::TinyString => {
+                    let len = usize::from(marker & 0x0F);
+                    if len > max_string_len as usize {
+                        break;
+                    }
+                    let Some(s) = short_ascii(buf, pos + 1, len) else {
+                        break;
+                    };
+                    (N::scalar(Token::String(s)), 1 + len)
+                }
+                Kind::Int8 => match payload.first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from(i8::from_be_bytes(*b)))), 2),
+                    None => break,
+                },
+                Kind::Int16 => match payload.first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from(i16::from_be_bytes(*b)))), 3),
+                    None => break,
+                },
+                Kind::Int32 => match payload.first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from(i32::from_be_bytes(*b)))), 5),
+                    None => break,
+                },
+                Kind::Int64 => match payload.first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from_be_bytes(*b))), 9),
+                    None => break,
+                },
+                Kind::Float => match payload.first_chunk() {
+                    Some(b) => (N::scalar(Token::Float(f64::from_be_bytes(*b))), 9),
+                    None => break,
+                },
+                Kind::Null => (N::scalar(Token::Null), 1),
+                Kind::False => (N::scalar(Token::Bool(false)), 1),
+                Kind::True => (N::scalar(Token::Bool(true)), 1),
+                _ => break,
+            }
+        };
+        items.push(node);
+        pos += used;
+        left -= 1;
+    }
+    r.pos = pos;
+    left
+}
+
+/// Reads the `n` (at least one) entries of a map whose values share `inner`, and puts
+/// the node into `out`.
+#[inline(never)]
+fn entries<'a, N: Node<'a>, O: Out<N>>(
+    r: &mut Reader<'a>,
+    inner: &Items,
+    n: u32,
+    out: O,
+) -> Result<O::Done, Error> {
+    let mut entries = Vec::with_capacity(r.capacity_beside(n, 2, inner.others));
+    for left in (0..n).rev() {
+        let key = N::key(key(r, inner.depth, inner.max_depth, inner.container)?);
+        let entry = Entry {
+            entries: &mut entries,
+            key,
+        };
+        item(r, inner, left, entry)?;
+    }
+    Ok(out.put(N::map(entries)))
 }
 
 /// Reads the token of an item at `depth` for [`deep`].

@@ -220,7 +220,7 @@ impl<'a> Reader<'a> {
     /// Checks a container header: spec maximum, per-container and total limits, and that
     /// the bytes left can hold `size * min_bytes` bytes of items.
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn container(
+    pub(crate) fn container(
         &mut self,
         start: usize,
         size: u32,
@@ -256,7 +256,7 @@ impl<'a> Reader<'a> {
     }
 
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn structure(&mut self, start: usize, size: u32) -> Result<Token<'a>, Error> {
+    pub(crate) fn structure(&mut self, start: usize, size: u32) -> Result<Token<'a>, Error> {
         let tag = self.u8(start, "a structure tag")?;
         let len = self.container(start, size, 1, "structure fields")?;
         Ok(Token::Struct { tag, len })
@@ -399,7 +399,7 @@ impl<'a> Reader<'a> {
 /// on one.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[allow(unsafe_code)]
-fn short_ascii(buf: &[u8], at: usize, len: usize) -> Option<&str> {
+pub(crate) fn short_ascii(buf: &[u8], at: usize, len: usize) -> Option<&str> {
     let (bytes, word, keep) = match buf.get(at..).and_then(<[u8]>::first_chunk::<16>) {
         Some(word) => (word.get(..len)?, word, *FIRST.get(len)?),
         None => {
