@@ -411,41 +411,54 @@ fn container<'a, N: Node<'a>, O: Out<N>>(
         r.promised = others + u64::from(n) * per_item;
         return Ok(out.put(deep(r, tok, start, at.depth, at.max_depth)?));
     }
-    let inner = Items {
+    let inner = |per_item| Items {
         depth: at.depth + 1,
         max_depth: at.max_depth,
         container: Some(start),
         others,
         per_item,
     };
-    match tok {
-        Token::Map(_) => entries(r, &inner, n, out),
-        Token::Struct { tag, .. } => items(r, &inner, n, Some(tag), out),
-        _ => items(r, &inner, n, None, out),
+    let tag = match tok {
+        Token::Map(_) => return entries(r, &inner(2), n, out),
+        Token::Struct { tag, .. } => Some(tag),
+        _ => None,
+    };
+    // A list or structure of scalars (the innermost lists, a RECORD's fields) is read
+    // here, straight-line, without a call; the first item that is not a plain scalar
+    // hands the rest to `items`.
+    let mut list = Vec::with_capacity(r.capacity_beside(n, 1, others));
+    let left = scalars(r, &mut list, n);
+    if left == 0 {
+        return Ok(out.put(node(tag, list)));
+    }
+    items(r, &inner(1), left, list, tag, out)
+}
+
+/// A list, or a structure with `tag`.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn node<'a, N: Node<'a>>(tag: Option<u8>, items: Vec<N>) -> N {
+    match tag {
+        Some(tag) => N::structure(tag, items),
+        None => N::list(items),
     }
 }
 
-/// Reads the `n` (at least one) items of a list, or of a structure with `tag`, whose
-/// items share `inner`, and puts the node into `out` (the parent's vector directly).
+/// Reads the last `left` items of a list, or of a structure with `tag`, whose items
+/// share `inner` and whose first items are in `items`, and puts the node into `out`
+/// (the parent's vector directly).
 #[inline(never)]
 fn items<'a, N: Node<'a>, O: Out<N>>(
     r: &mut Reader<'a>,
     inner: &Items,
-    n: u32,
+    left: u32,
+    mut items: Vec<N>,
     tag: Option<u8>,
     out: O,
 ) -> Result<O::Done, Error> {
-    let mut items = Vec::with_capacity(r.capacity_beside(n, 1, inner.others));
-    // Straight-line first, so that a list of scalars (the innermost lists, a RECORD's
-    // fields) never pays for the set-up of the general loop below.
-    let left = scalars(r, &mut items, n);
     for left in (0..left).rev() {
         item::<N, _>(r, inner, left, &mut items)?;
     }
-    Ok(out.put(match tag {
-        Some(tag) => N::structure(tag, items),
-        None => N::list(items),
-    }))
+    Ok(out.put(node(tag, items)))
 }
 
 /// Reads scalar items into `items` while they are the common, well-formed kinds (tiny
