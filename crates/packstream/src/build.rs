@@ -136,7 +136,29 @@ impl<N> Out<N> for &mut Vec<N> {
     type Done = ();
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn put(self, node: N) {
-        self.push(node);
+        push(self, node);
+    }
+}
+
+/// `items.push(node)`, always inlined: the standard `push` was left out of line for
+/// [`Value`] nodes, a call per container put into its parent.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(unsafe_code)]
+fn push<N>(items: &mut Vec<N>, node: N) {
+    if items.len() == items.capacity() {
+        items.reserve(1);
+    }
+    let len = items.len();
+    match items.spare_capacity_mut().first_mut() {
+        Some(slot) => {
+            slot.write(node);
+            // SAFETY: the slot at `len`, the first spare one, was just initialised, so
+            // the first `len + 1` items are; and `len + 1 <= capacity` since the slot
+            // exists.
+            unsafe { items.set_len(len + 1) };
+        }
+        // Not reached: `reserve(1)` made room for one item.
+        None => items.push(node),
     }
 }
 

@@ -99,7 +99,10 @@ fn arb_opts() -> impl Strategy<Value = DecodeOptions> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 16 } else { 3000 },
+        ..ProptestConfig::default()
+    })]
 
     /// Whole, cut, and corrupted containers of scalars under default and tight limits.
     #[test]
