@@ -7,7 +7,7 @@
 use crate::error::{Error, ErrorKind};
 use crate::limits::DecodeOptions;
 use crate::marker as m;
-use crate::reader::{missing_item, short_ascii, Reader, Token};
+use crate::reader::{kind, missing_item, short_ascii, Kind, Reader, Token};
 use crate::value::{StructRef, Structure, Value, ValueRef};
 
 /// Containers nested deeper than this are built iteratively. An unoptimised build spends
@@ -222,76 +222,6 @@ pub(crate) fn build<'a, N: Node<'a>>(
 fn missing(start: usize, container: Option<usize>) -> Error {
     let e = Error::new(ErrorKind::UnexpectedEnd, start, "a marker byte");
     missing_item(e, start, start, container)
-}
-
-/// What a marker byte starts, for the builders' dispatch: one table load and one jump
-/// per item instead of a chain of range compares. Tiny integers are tested before the
-/// table (one compare); `Other` markers (byte arrays, sized lists and maps, UUIDs,
-/// legacy structures, reserved bytes) go through [`Reader::token`].
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-enum Kind {
-    Other,
-    TinyString,
-    TinyList,
-    TinyMap,
-    TinyStruct,
-    Null,
-    False,
-    True,
-    Float,
-    Int8,
-    Int16,
-    Int32,
-    Int64,
-    String8,
-    String16,
-    String32,
-}
-
-/// The [`Kind`] of a marker byte.
-const fn kind_of(marker: u8) -> Kind {
-    match marker {
-        0x80..=0x8F => Kind::TinyString,
-        0x90..=0x9F => Kind::TinyList,
-        0xA0..=0xAF => Kind::TinyMap,
-        0xB0..=0xBF => Kind::TinyStruct,
-        m::NULL => Kind::Null,
-        m::FALSE => Kind::False,
-        m::TRUE => Kind::True,
-        m::FLOAT_64 => Kind::Float,
-        m::INT_8 => Kind::Int8,
-        m::INT_16 => Kind::Int16,
-        m::INT_32 => Kind::Int32,
-        m::INT_64 => Kind::Int64,
-        m::STRING_8 => Kind::String8,
-        m::STRING_16 => Kind::String16,
-        m::STRING_32 => Kind::String32,
-        _ => Kind::Other,
-    }
-}
-
-/// [`kind_of`] every marker byte, as a table.
-// Evaluated at compile time: an index out of bounds would fail the build.
-#[allow(clippy::indexing_slicing)]
-static KINDS: [Kind; 256] = {
-    let mut kinds = [Kind::Other; 256];
-    let mut marker = 0;
-    while marker < 256 {
-        kinds[marker] = kind_of(marker as u8);
-        marker += 1;
-    }
-    kinds
-};
-
-/// The [`Kind`] of `marker`, from the table (every `u8` is in it: the fallback is
-/// never taken and compiles away).
-#[inline(always)]
-fn kind(marker: u8) -> Kind {
-    KINDS
-        .get(usize::from(marker))
-        .copied()
-        .unwrap_or(Kind::Other)
 }
 
 /// Reads one item of `at` (`left` more follow it) and puts its node into `out`. The
