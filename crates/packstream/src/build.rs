@@ -421,18 +421,17 @@ fn items<'a, N: Node<'a>, O: Out<N>>(
 #[cfg_attr(not(debug_assertions), inline(always))]
 fn scalars<'a, N: Node<'a>>(r: &mut Reader<'a>, items: &mut Vec<N>, mut left: u32) -> u32 {
     let buf = r.buf;
-    let max_string_len = r.opts.limits.max_string_len;
     let mut pos = r.pos;
     while left > 0 {
         let Some(&marker) = buf.get(pos) else { break };
         let (node, used) = if marker as i8 >= -16 {
             (N::scalar(Token::Int(i64::from(marker as i8))), 1)
         } else {
-            let payload = buf.get(pos + 1..).unwrap_or_default();
+            let payload = || buf.get(pos + 1..).unwrap_or_default();
             match kind(marker) {
                 Kind::TinyString => {
                     let len = usize::from(marker & 0x0F);
-                    if len > max_string_len as usize {
+                    if len > r.opts.limits.max_string_len as usize {
                         break;
                     }
                     let Some(s) = short_ascii(buf, pos + 1, len) else {
@@ -440,23 +439,23 @@ fn scalars<'a, N: Node<'a>>(r: &mut Reader<'a>, items: &mut Vec<N>, mut left: u3
                     };
                     (N::scalar(Token::String(s)), 1 + len)
                 }
-                Kind::Int8 => match payload.first_chunk() {
+                Kind::Int8 => match payload().first_chunk() {
                     Some(b) => (N::scalar(Token::Int(i64::from(i8::from_be_bytes(*b)))), 2),
                     None => break,
                 },
-                Kind::Int16 => match payload.first_chunk() {
+                Kind::Int16 => match payload().first_chunk() {
                     Some(b) => (N::scalar(Token::Int(i64::from(i16::from_be_bytes(*b)))), 3),
                     None => break,
                 },
-                Kind::Int32 => match payload.first_chunk() {
+                Kind::Int32 => match payload().first_chunk() {
                     Some(b) => (N::scalar(Token::Int(i64::from(i32::from_be_bytes(*b)))), 5),
                     None => break,
                 },
-                Kind::Int64 => match payload.first_chunk() {
+                Kind::Int64 => match payload().first_chunk() {
                     Some(b) => (N::scalar(Token::Int(i64::from_be_bytes(*b))), 9),
                     None => break,
                 },
-                Kind::Float => match payload.first_chunk() {
+                Kind::Float => match payload().first_chunk() {
                     Some(b) => (N::scalar(Token::Float(f64::from_be_bytes(*b))), 9),
                     None => break,
                 },

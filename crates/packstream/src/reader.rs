@@ -366,6 +366,7 @@ impl<'a> Reader<'a> {
 
     /// The header of a tiny list, map or structure (`marker` in `0x90..=0xBF`, read at
     /// `start`): the size is in the marker's low nibble.
+    #[cfg(feature = "serde")]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn tiny_container(&mut self, start: usize, marker: u8) -> Result<Token<'a>, Error> {
         let n = u32::from(marker & 0x0F);
