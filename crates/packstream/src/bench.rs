@@ -10,8 +10,12 @@ use crate::reader::Reader;
 /// bookkeeping (no depth, no map-key check, no tracking of open containers). Returns how
 /// many tokens it read.
 ///
+/// Never inlined, so that the benchmark's loop does not change how it is compiled (see
+/// `benches/examples/icount.rs`).
+///
 /// # Errors
 /// The first token that cannot be read.
+#[inline(never)]
 pub fn flat_token_count(buf: &[u8], opts: DecodeOptions) -> Result<usize, Error> {
     let mut r = Reader::new(buf, opts);
     let mut n = 0;

@@ -7,7 +7,7 @@
 use crate::error::{Error, ErrorKind};
 use crate::limits::DecodeOptions;
 use crate::marker as m;
-use crate::reader::{missing_item, Reader, Token};
+use crate::reader::{kind, missing_item, short_ascii, Kind, Reader, Token};
 use crate::value::{StructRef, Structure, Value, ValueRef};
 
 /// Containers nested deeper than this are built iteratively. An unoptimised build spends
@@ -136,7 +136,29 @@ impl<N> Out<N> for &mut Vec<N> {
     type Done = ();
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn put(self, node: N) {
-        self.push(node);
+        push(self, node);
+    }
+}
+
+/// `items.push(node)`, always inlined: the standard `push` was left out of line for
+/// [`Value`] nodes, a call per container put into its parent.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(unsafe_code)]
+fn push<N>(items: &mut Vec<N>, node: N) {
+    if items.len() == items.capacity() {
+        items.reserve(1);
+    }
+    let len = items.len();
+    match items.spare_capacity_mut().first_mut() {
+        Some(slot) => {
+            slot.write(node);
+            // SAFETY: the slot at `len`, the first spare one, was just initialised, so
+            // the first `len + 1` items are; and `len + 1 <= capacity` since the slot
+            // exists.
+            unsafe { items.set_len(len + 1) };
+        }
+        // Not reached: `reserve(1)` made room for one item.
+        None => items.push(node),
     }
 }
 
@@ -194,7 +216,9 @@ pub(crate) fn build<'a, N: Node<'a>>(
 }
 
 /// The error for an item whose marker is missing because the input ended at `start`.
+/// Never inlined: inlined, its set-up was hoisted before every container's loop.
 #[cold]
+#[inline(never)]
 fn missing(start: usize, container: Option<usize>) -> Error {
     let e = Error::new(ErrorKind::UnexpectedEnd, start, "a marker byte");
     missing_item(e, start, start, container)
@@ -215,32 +239,60 @@ fn item<'a, N: Node<'a>, O: Out<N>>(
         return Err(missing(start, at.container));
     };
     r.pos = start + 1;
+    // Tiny integers, 0x00..=0x7F and 0xF0..=0xFF: exactly the bytes that are -16 or
+    // more as an i8, and that is their value.
+    if marker as i8 >= -16 {
+        return Ok(out.put(N::scalar(Token::Int(i64::from(marker as i8)))));
+    }
     // One put per variant, so each node is written straight into its vector (a shared
     // temporary costs a store-forwarding stall per item).
-    Ok(match marker {
-        0x00..=0x7F => out.put(N::scalar(Token::Int(i64::from(marker)))),
-        0xF0..=0xFF => out.put(N::scalar(Token::Int(i64::from(marker as i8)))),
-        0x80..=0x8F => {
+    Ok(match kind(marker) {
+        Kind::TinyString => {
             let s = r.string(start, u32::from(marker & 0x0F))?;
             out.put(N::scalar(Token::String(s)))
         }
-        m::FLOAT_64 => out.put(N::scalar(Token::Float(r.float(start)?))),
-        m::INT_8..=m::INT_64 => out.put(N::scalar(Token::Int(r.sized_int(start, marker)?))),
-        m::STRING_8..=m::STRING_32 => {
+        Kind::Float => out.put(N::scalar(Token::Float(r.float(start)?))),
+        Kind::Int8 => {
+            let v = i8::from_be_bytes(r.array(start, "1 byte of INT_8")?);
+            out.put(N::scalar(Token::Int(i64::from(v))))
+        }
+        Kind::Int16 => {
+            let v = i16::from_be_bytes(r.array(start, "2 bytes of INT_16")?);
+            out.put(N::scalar(Token::Int(i64::from(v))))
+        }
+        Kind::Int32 => {
+            let v = i32::from_be_bytes(r.array(start, "4 bytes of INT_32")?);
+            out.put(N::scalar(Token::Int(i64::from(v))))
+        }
+        Kind::Int64 => {
+            let v = i64::from_be_bytes(r.array(start, "8 bytes of INT_64")?);
+            out.put(N::scalar(Token::Int(v)))
+        }
+        Kind::String8 | Kind::String16 | Kind::String32 => {
             out.put(N::scalar(Token::String(r.sized_string(start, marker)?)))
         }
-        m::NULL => out.put(N::scalar(Token::Null)),
-        m::FALSE => out.put(N::scalar(Token::Bool(false))),
-        m::TRUE => out.put(N::scalar(Token::Bool(true))),
-        0x90..=0xBF => {
+        Kind::Null => out.put(N::scalar(Token::Null)),
+        Kind::False => out.put(N::scalar(Token::Bool(false))),
+        Kind::True => out.put(N::scalar(Token::Bool(true))),
+        Kind::TinyList => {
             r.depth_full = at.depth >= at.max_depth;
-            let tok = r.tiny_container(start, marker)?;
+            let n = r.container(start, u32::from(marker & 0x0F), 1, "list items")?;
+            container(r, Token::List(n), start, at, left, out)?
+        }
+        Kind::TinyStruct => {
+            r.depth_full = at.depth >= at.max_depth;
+            let tok = r.structure(start, u32::from(marker & 0x0F))?;
             container(r, tok, start, at, left, out)?
         }
-        _ => {
+        Kind::TinyMap => {
+            r.depth_full = at.depth >= at.max_depth;
+            let n = r.container(start, u32::from(marker & 0x0F), 2, "map entries")?;
+            container(r, Token::Map(n), start, at, left, out)?
+        }
+        Kind::Other => {
             r.pos = start;
             r.depth_full = at.depth >= at.max_depth;
-            match r.token()? {
+            match other_token(r)? {
                 tok @ (Token::List(_) | Token::Map(_) | Token::Struct { .. }) => {
                     container(r, tok, start, at, left, out)?
                 }
@@ -248,6 +300,13 @@ fn item<'a, N: Node<'a>, O: Out<N>>(
             }
         }
     })
+}
+
+/// [`Reader::token`] out of line, for the markers [`item`] does not read itself (rare
+/// in Bolt traffic): inlined, its code made every container's loop heavier.
+#[inline(never)]
+fn other_token<'a>(r: &mut Reader<'a>) -> Result<Token<'a>, Error> {
+    r.token()
 }
 
 /// A map key: a string, else [`ErrorKind::NonStringKey`] (after the checks any token
@@ -268,21 +327,23 @@ fn key<'a>(
         return r.string(start, u32::from(marker & 0x0F));
     }
     r.depth_full = depth >= max_depth;
-    match r.token()? {
+    match other_token(r)? {
         Token::String(s) => Ok(s),
         _ => Err(non_string_key(start)),
     }
 }
 
 #[cold]
+#[inline(never)]
 fn non_string_key(start: usize) -> Error {
     Error::new(ErrorKind::NonStringKey, start, "a string map key")
 }
 
 /// Puts into `out` the node for the container header `tok` read at `start`, an item of
-/// `at` with `left` items after it: an empty container, or one whose items are read now.
-/// Scalar items are put straight from their marker; only nested containers recurse, and
-/// below [`RECURSION_DEPTH`] levels [`deep`] takes over.
+/// `at` with `left` items after it: an empty container, or one whose items are read now
+/// by [`items`] or [`entries`] (the only functions that recurse), or below
+/// [`RECURSION_DEPTH`] levels by [`deep`].
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn container<'a, N: Node<'a>, O: Out<N>>(
     r: &mut Reader<'a>,
     tok: Token<'a>,
@@ -302,34 +363,135 @@ fn container<'a, N: Node<'a>, O: Out<N>>(
         r.promised = others + u64::from(n) * per_item;
         return Ok(out.put(deep(r, tok, start, at.depth, at.max_depth)?));
     }
-    let inner = Items {
+    let inner = |per_item| Items {
         depth: at.depth + 1,
         max_depth: at.max_depth,
         container: Some(start),
         others,
         per_item,
     };
-    let capacity = r.capacity_beside(n, per_item, others);
-    if let Token::Map(_) = tok {
-        let mut entries = Vec::with_capacity(capacity);
-        for left in (0..n).rev() {
-            let key = N::key(key(r, inner.depth, inner.max_depth, inner.container)?);
-            let entry = Entry {
-                entries: &mut entries,
-                key,
-            };
-            item(r, &inner, left, entry)?;
-        }
-        return Ok(out.put(N::map(entries)));
+    let tag = match tok {
+        Token::Map(_) => return entries(r, &inner(2), n, out),
+        Token::Struct { tag, .. } => Some(tag),
+        _ => None,
+    };
+    // A list or structure of scalars (the innermost lists, a RECORD's fields) is read
+    // here, straight-line, without a call; the first item that is not a plain scalar
+    // hands the rest to `items`.
+    let mut list = Vec::with_capacity(r.capacity_beside(n, 1, others));
+    let left = scalars(r, &mut list, n);
+    if left == 0 {
+        return Ok(out.put(node(tag, list)));
     }
-    let mut items = Vec::with_capacity(capacity);
+    items(r, &inner(1), left, list, tag, out)
+}
+
+/// A list, or a structure with `tag`.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn node<'a, N: Node<'a>>(tag: Option<u8>, items: Vec<N>) -> N {
+    match tag {
+        Some(tag) => N::structure(tag, items),
+        None => N::list(items),
+    }
+}
+
+/// Reads the last `left` items of a list, or of a structure with `tag`, whose items
+/// share `inner` and whose first items are in `items`, and puts the node into `out`
+/// (the parent's vector directly).
+#[inline(never)]
+fn items<'a, N: Node<'a>, O: Out<N>>(
+    r: &mut Reader<'a>,
+    inner: &Items,
+    left: u32,
+    mut items: Vec<N>,
+    tag: Option<u8>,
+    out: O,
+) -> Result<O::Done, Error> {
+    for left in (0..left).rev() {
+        item::<N, _>(r, inner, left, &mut items)?;
+    }
+    Ok(out.put(node(tag, items)))
+}
+
+/// Reads scalar items into `items` while they are the common, well-formed kinds (tiny
+/// and sized integers, floats, null, booleans, tiny ASCII strings within the string
+/// limit) and `left` items remain; returns how many remain. It stops, with the reader at
+/// the item, at anything else, including an item that is cut short or over a limit: the
+/// general [`item`] then reads it and reports any error exactly as before.
+#[cfg_attr(not(debug_assertions), inline(always))]
+fn scalars<'a, N: Node<'a>>(r: &mut Reader<'a>, items: &mut Vec<N>, mut left: u32) -> u32 {
+    let buf = r.buf;
+    let mut pos = r.pos;
+    while left > 0 {
+        let Some(&marker) = buf.get(pos) else { break };
+        let (node, used) = if marker as i8 >= -16 {
+            (N::scalar(Token::Int(i64::from(marker as i8))), 1)
+        } else {
+            let payload = || buf.get(pos + 1..).unwrap_or_default();
+            match kind(marker) {
+                Kind::TinyString => {
+                    let len = usize::from(marker & 0x0F);
+                    if len > r.opts.limits.max_string_len as usize {
+                        break;
+                    }
+                    let Some(s) = short_ascii(buf, pos + 1, len) else {
+                        break;
+                    };
+                    (N::scalar(Token::String(s)), 1 + len)
+                }
+                Kind::Int8 => match payload().first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from(i8::from_be_bytes(*b)))), 2),
+                    None => break,
+                },
+                Kind::Int16 => match payload().first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from(i16::from_be_bytes(*b)))), 3),
+                    None => break,
+                },
+                Kind::Int32 => match payload().first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from(i32::from_be_bytes(*b)))), 5),
+                    None => break,
+                },
+                Kind::Int64 => match payload().first_chunk() {
+                    Some(b) => (N::scalar(Token::Int(i64::from_be_bytes(*b))), 9),
+                    None => break,
+                },
+                Kind::Float => match payload().first_chunk() {
+                    Some(b) => (N::scalar(Token::Float(f64::from_be_bytes(*b))), 9),
+                    None => break,
+                },
+                Kind::Null => (N::scalar(Token::Null), 1),
+                Kind::False => (N::scalar(Token::Bool(false)), 1),
+                Kind::True => (N::scalar(Token::Bool(true)), 1),
+                _ => break,
+            }
+        };
+        items.push(node);
+        pos += used;
+        left -= 1;
+    }
+    r.pos = pos;
+    left
+}
+
+/// Reads the `n` (at least one) entries of a map whose values share `inner`, and puts
+/// the node into `out`.
+#[inline(never)]
+fn entries<'a, N: Node<'a>, O: Out<N>>(
+    r: &mut Reader<'a>,
+    inner: &Items,
+    n: u32,
+    out: O,
+) -> Result<O::Done, Error> {
+    let mut entries = Vec::with_capacity(r.capacity_beside(n, 2, inner.others));
     for left in (0..n).rev() {
-        item::<N, _>(r, &inner, left, &mut items)?;
+        let key = N::key(key(r, inner.depth, inner.max_depth, inner.container)?);
+        let entry = Entry {
+            entries: &mut entries,
+            key,
+        };
+        item(r, inner, left, entry)?;
     }
-    Ok(out.put(match tok {
-        Token::Struct { tag, .. } => N::structure(tag, items),
-        _ => N::list(items),
-    }))
+    Ok(out.put(N::map(entries)))
 }
 
 /// Reads the token of an item at `depth` for [`deep`].

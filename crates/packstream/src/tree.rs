@@ -344,10 +344,22 @@ const DROP_LEVELS: u32 = 16;
 /// container's vector is left empty, so the derived drop glue has only its buffer to
 /// free (before, each child went through the glue, a call per item that cost more than
 /// decoding it).
+///
+/// The first level is cleared in this function's own frame (a RECORD, a list of lists:
+/// one call for the whole value); only deeper levels call [`clear`].
 #[inline(never)]
 fn drop_children<T: Drain>(children: ChildrenMut<'_, T>) {
     let mut deeper: Vec<Children<T>> = Vec::new();
-    clear(children, 0, &mut deeper);
+    clear_here(children, 0, &mut deeper);
+    if !deeper.is_empty() {
+        drop_deeper(deeper);
+    }
+}
+
+/// The subtrees [`drop_children`] left on its explicit stack.
+#[cold]
+#[inline(never)]
+fn drop_deeper<T: Drain>(mut deeper: Vec<Children<T>>) {
     while let Some(mut next) = deeper.pop() {
         clear(next.as_mut(), 0, &mut deeper);
         // `next` drops here: an empty vector, so only its buffer is freed.
@@ -357,6 +369,12 @@ fn drop_children<T: Drain>(children: ChildrenMut<'_, T>) {
 /// Frees what every child owns, then empties the vector without dropping its items
 /// (which own nothing by then).
 fn clear<T: Drain>(children: ChildrenMut<'_, T>, level: u32, deeper: &mut Vec<Children<T>>) {
+    clear_here(children, level, deeper);
+}
+
+/// [`clear`], inlined into its caller.
+#[inline(always)]
+fn clear_here<T: Drain>(children: ChildrenMut<'_, T>, level: u32, deeper: &mut Vec<Children<T>>) {
     match children {
         ChildrenMut::Items(items) => {
             for child in items.iter_mut() {

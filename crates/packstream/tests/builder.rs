@@ -1,0 +1,186 @@
+//! The tree builders (`ValueRef`, `Value`) read lists and structures of scalars on a fast
+//! path of their own and fall back to the general item reader for anything else. These
+//! tests hold them to the pull decoder, which reads every token through the bare
+//! tokenizer: same values, same bytes used, and the same error kind and offset for cut,
+//! corrupted and over-limit input.
+
+use packstream::{DecodeLimits, DecodeOptions, Decoder, Error, ErrorKind, Value, ValueRef};
+use proptest::prelude::*;
+
+/// What every API makes of `bytes`: the value's bytes used, or the error.
+fn agree(bytes: &[u8], opts: &DecodeOptions) -> Result<usize, Error> {
+    let borrowed = ValueRef::decode_with(bytes, opts);
+    let owned = Value::decode_with(bytes, opts);
+    let mut dec = Decoder::with_options(bytes, *opts);
+    let pulled = dec.skip_value().map(|()| dec.position());
+    match (&borrowed, &owned) {
+        (Ok((b, n)), Ok((o, m))) => {
+            assert_eq!(n, m, "bytes used");
+            assert_eq!(&b.to_owned_value(), o, "ValueRef and Value differ");
+        }
+        (Err(b), Err(o)) => assert_eq!(b, o, "ValueRef and Value errors differ"),
+        _ => panic!("ValueRef {borrowed:?} vs Value {owned:?}"),
+    }
+    let built = borrowed.map(|(_, n)| n);
+    assert_eq!(built, pulled, "the builders and the pull decoder disagree");
+    built
+}
+
+/// One scalar item, encoded: every kind the fast path reads, at every width, and a few
+/// it leaves to the general reader.
+fn arb_scalar() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        (-16i64..128).prop_map(|i| vec![i as u8]),
+        any::<i8>().prop_map(|i| vec![0xC8, i as u8]),
+        any::<i16>().prop_map(|i| [&[0xC9][..], &i.to_be_bytes()].concat()),
+        any::<i32>().prop_map(|i| [&[0xCA][..], &i.to_be_bytes()].concat()),
+        any::<i64>().prop_map(|i| [&[0xCB][..], &i.to_be_bytes()].concat()),
+        any::<f64>().prop_map(|f| [&[0xC1][..], &f.to_be_bytes()].concat()),
+        Just(vec![0xC0]),
+        Just(vec![0xC2]),
+        Just(vec![0xC3]),
+        "[a-z]{0,15}".prop_map(|s| [&[0x80 | s.len() as u8][..], s.as_bytes()].concat()),
+        // Not ASCII: valid UTF-8 and broken sequences.
+        "[a-zé€]{0,5}".prop_map(|s| [&[0x80 | s.len() as u8][..], s.as_bytes()].concat()),
+        proptest::collection::vec(any::<u8>(), 0..16).prop_map(|b| [
+            &[0x80 | b.len() as u8][..],
+            &b[..]
+        ]
+        .concat()),
+        "[a-z]{16,40}".prop_map(|s| [&[0xD0, s.len() as u8][..], s.as_bytes()].concat()),
+        proptest::collection::vec(any::<u8>(), 0..8).prop_map(|b| [
+            &[0xCC, b.len() as u8][..],
+            &b[..]
+        ]
+        .concat()),
+        // A nested container between scalars, and a reserved marker.
+        Just(vec![0x92, 0x01, 0x81, b'x']),
+        Just(vec![0xA1, 0x81, b'k', 0xC0]),
+        Just(vec![0xDF]),
+    ]
+}
+
+/// A list, a structure or a map of scalar items, inside another list or not.
+fn arb_container() -> impl Strategy<Value = Vec<u8>> {
+    (
+        proptest::collection::vec(arb_scalar(), 0..16),
+        0u8..3,
+        any::<bool>(),
+    )
+        .prop_map(|(items, form, wrap)| {
+            let n = items.len() as u8;
+            let mut out = match form {
+                0 => vec![0x90 | n],
+                1 => vec![0xB0 | n, 0x71],
+                _ => vec![0xA0 | n],
+            };
+            for (i, item) in items.iter().enumerate() {
+                if form == 2 {
+                    out.extend([0x81, b'a' + i as u8]);
+                }
+                out.extend(item);
+            }
+            if wrap {
+                out.splice(0..0, [0x92, 0x2A]);
+            }
+            out
+        })
+}
+
+fn arb_opts() -> impl Strategy<Value = DecodeOptions> {
+    (0u32..20, 0u32..4, 1u64..40).prop_map(|(max_string_len, max_depth, total)| {
+        DecodeOptions::default().with_limits(DecodeLimits {
+            max_string_len,
+            max_depth,
+            max_total_elements: total,
+            ..DecodeLimits::default()
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 16 } else { 3000 },
+        ..ProptestConfig::default()
+    })]
+
+    /// Whole, cut, and corrupted containers of scalars under default and tight limits.
+    #[test]
+    fn scalar_items_decode_and_fail_as_the_pull_decoder_does(
+        bytes in arb_container(),
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+        cut in any::<prop::sample::Index>(),
+        opts in arb_opts(),
+    ) {
+        agree(&bytes, &DecodeOptions::default()).ok();
+        agree(&bytes, &opts).ok();
+        let mut bytes = bytes;
+        for (at, b) in flips {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        agree(&bytes, &DecodeOptions::default()).ok();
+        let cut = &bytes[..cut.index(bytes.len() + 1)];
+        agree(cut, &DecodeOptions::default()).ok();
+        agree(cut, &opts).ok();
+    }
+}
+
+fn error(bytes: &[u8], opts: &DecodeOptions) -> (ErrorKind, usize) {
+    let e = agree(bytes, opts).expect_err("an error");
+    (e.kind(), e.offset())
+}
+
+/// Each item of a list of scalars cut short at every byte: the error is the item's, at
+/// its marker, or the list's when the input ends before an item's marker or cannot hold
+/// one byte per item.
+#[test]
+fn every_cut_of_a_scalar_list_is_incomplete_where_the_item_starts() {
+    let bytes = [
+        0x98, 0x05, 0xC9, 0x01, 0x02, 0xCA, 0, 0, 1, 0, 0xC1, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x83,
+        b'a', b'b', b'c', 0xCB, 0, 0, 0, 0, 0, 0, 0, 7, 0xC3, 0xC0,
+    ];
+    let starts = [1, 2, 5, 10, 19, 23, 32, 33];
+    assert_eq!(agree(&bytes, &DecodeOptions::default()), Ok(bytes.len()));
+    for cut in 1..bytes.len() {
+        let item = starts.iter().rev().find(|&&s| s <= cut).copied();
+        let want = if cut <= 8 || item == Some(cut) {
+            0
+        } else {
+            item.unwrap_or(0)
+        };
+        assert_eq!(
+            error(&bytes[..cut], &DecodeOptions::default()),
+            (ErrorKind::UnexpectedEnd, want),
+            "cut at {cut}"
+        );
+    }
+}
+
+/// Strings in a list of scalars: over the string limit, invalid UTF-8, and valid
+/// non-ASCII, each where the general reader reports it. The lists are padded past 16
+/// bytes: shorter input never takes the one-word ASCII check.
+#[test]
+fn strings_in_scalar_lists_keep_their_limit_and_utf8_errors() {
+    let limit = |n| {
+        DecodeOptions::default().with_limits(DecodeLimits {
+            max_string_len: n,
+            ..DecodeLimits::default()
+        })
+    };
+    let pad = [0xCB, 0, 0, 0, 0, 0, 0, 0, 1, 0xCB, 0, 0, 0, 0, 0, 0, 0, 2];
+    let bytes = [&[0x95, 0x01, 0x83, b'a', b'b', b'c', 0x02][..], &pad].concat();
+    assert_eq!(agree(&bytes, &limit(3)), Ok(bytes.len()));
+    assert_eq!(error(&bytes, &limit(2)), (ErrorKind::LimitExceeded, 2));
+    let bad = [&[0x94, 0x01, 0x83, b'a', 0xFF, b'c'][..], &pad].concat();
+    assert_eq!(
+        error(&bad, &DecodeOptions::default()),
+        (ErrorKind::InvalidUtf8, 4)
+    );
+    let e_acute = [&[0x94, 0x82, 0xC3, 0xA9, 0x2A][..], &pad].concat();
+    let (v, _) = ValueRef::decode(&e_acute).expect("decodes");
+    assert_eq!(
+        v.as_list().expect("a list")[..2],
+        [ValueRef::String("é"), ValueRef::Int(42)]
+    );
+}
