@@ -15,7 +15,120 @@
 use pyo3::prelude::*;
 
 use crate::ffi::untrack;
-use pyo3::types::{PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
+
+/// `tuple.__new__(cls, values)` with `_Record__keys = keys`, untracked with its
+/// `__dict__`: the record every release's `Record.__new__` / `Record._new` makes.
+fn make_record<'py>(
+    cls: &Bound<'py, PyType>,
+    keys: Bound<'py, PyTuple>,
+    values: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = cls.py();
+    let tuple_new = py
+        .get_type::<PyTuple>()
+        .getattr(pyo3::intern!(py, "__new__"))?;
+    let record = tuple_new.call1((cls, values))?;
+    record.setattr(pyo3::intern!(py, "_Record__keys"), keys)?;
+    if let Ok(dict) = record.getattr(pyo3::intern!(py, "__dict__")) {
+        untrack(&dict);
+    }
+    untrack(&record);
+    Ok(record)
+}
+
+/// ``Record.__new__`` of the driver releases before 6.2, which build each row with
+/// ``Record(zip(keys, values))``: called with one exact ``zip`` object, the pairs are
+/// read natively and the record made as ``Record.__new__`` makes it (and untracked, see
+/// above); any other call goes to the release's own ``__new__`` (``original``), and so
+/// does a zip whose items are not pairs (with the items read so far put back in front),
+/// so every error is the release's own.
+///
+/// Installed by ``boltcodec._records`` as ``Record.__new__ = staticmethod(RecordNew(
+/// Record, original))`` only after it gave the same records and errors as the
+/// release's ``__new__`` on samples.
+///
+/// ```python
+/// from boltcodec._native import RecordNew
+/// from neo4j import Record
+///
+/// new = RecordNew(Record, Record.__new__)
+/// assert new(Record, zip(("a", "b"), (1, "x"))) == Record({"a": 1, "b": "x"})
+/// ```
+#[pyclass(module = "boltcodec._native", frozen)]
+pub struct RecordNew {
+    cls: Py<PyType>,
+    original: Py<PyAny>,
+}
+
+#[pymethods]
+impl RecordNew {
+    #[new]
+    fn new(cls: Py<PyType>, original: Py<PyAny>) -> Self {
+        RecordNew { cls, original }
+    }
+
+    #[pyo3(signature = (cls, *args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        cls: &Bound<'py, PyType>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::guard(|| {
+            let py = cls.py();
+            let original = self.original.bind(py);
+            let pairs = match args.len() {
+                1 if kwargs.is_none_or(|k| k.is_empty()) && cls.is(self.cls.bind(py)) => {
+                    args.get_item(0)?
+                }
+                _ => {
+                    let mut all = vec![cls.clone().into_any()];
+                    all.extend(args.iter());
+                    return original.call(PyTuple::new(py, all)?, kwargs);
+                }
+            };
+            let zip_type = py
+                .import(pyo3::intern!(py, "builtins"))?
+                .getattr(pyo3::intern!(py, "zip"))?;
+            if !pairs.get_type().is(&zip_type) {
+                return original.call1((cls, pairs));
+            }
+            let (keys, values) = (PyList::empty(py), PyList::empty(py));
+            // A zip is its own iterator: what this loop leaves unread stays in `pairs`.
+            for item in pairs.try_iter()? {
+                let item = item?;
+                match item.cast_exact::<PyTuple>() {
+                    Ok(pair) if pair.len() == 2 => {
+                        keys.append(pair.get_item(0)?)?;
+                        values.append(pair.get_item(1)?)?;
+                    }
+                    _ => {
+                        // Not a pair: the release's __new__ on the same items, from the
+                        // first, raises or builds what it would have.
+                        let done = PyList::empty(py);
+                        for (k, v) in keys.iter().zip(values.iter()) {
+                            done.append(PyTuple::new(py, [k, v])?)?;
+                        }
+                        done.append(item)?;
+                        let chain = py
+                            .import(pyo3::intern!(py, "itertools"))?
+                            .getattr(pyo3::intern!(py, "chain"))?
+                            .call1((done, pairs))?;
+                        return original.call1((cls, chain));
+                    }
+                }
+            }
+            make_record(cls, keys.to_tuple(), &values)
+        })
+    }
+
+    fn __traverse__(&self, visit: pyo3::gc::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        visit.call(&self.cls)?;
+        visit.call(&self.original)?;
+        Ok(())
+    }
+}
 
 /// ``Record._new(keys, values)`` of the driver (6.2 on), built natively: the record is
 /// ``tuple.__new__(cls, values)`` with ``_Record__keys = tuple(keys)``, exactly as the
@@ -46,19 +159,10 @@ pub(crate) fn record_new<'py>(
                 values.repr()?
             )));
         }
-        let tuple_new = py
-            .get_type::<PyTuple>()
-            .getattr(pyo3::intern!(py, "__new__"))?;
-        let record = tuple_new.call1((cls, values))?;
         let keys = match keys.cast_exact::<PyTuple>() {
             Ok(t) => t.clone(),
             Err(_) => PyTuple::new(py, keys.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
         };
-        record.setattr(pyo3::intern!(py, "_Record__keys"), keys)?;
-        if let Ok(dict) = record.getattr(pyo3::intern!(py, "__dict__")) {
-            untrack(&dict);
-        }
-        untrack(&record);
-        Ok(record)
+        make_record(cls, keys, values)
     })
 }
