@@ -329,8 +329,9 @@ struct TemporalKit {
     datetime_cls: Option<Py<PyAny>>,
     datetime_tags: Vec<u8>,
     duration_cls: Option<Py<PyAny>>,
-    /// Named zones (`f`, `i`): zone name → [`ZoneTable`] (or `None`: the driver's), a
-    /// dict shared by every Hydrator, and the function that makes a missing entry.
+    /// Named zones (`f`, `i`): zone name → [`ZoneTable`], a dict shared by every
+    /// Hydrator, and the function that makes a missing entry (`None`: the driver's,
+    /// not kept, so that names a server makes up do not grow the dict).
     zones: Option<(Py<PyDict>, Py<PyAny>)>,
 }
 
@@ -355,7 +356,7 @@ struct TemporalKit {
 /// durations (``E``); ``vector_cls`` with ``vector_types`` (element-type byte →
 /// ``(inner vector class, element size)``) vectors (``V``); ``unsupported_cls``
 /// unsupported types (``?``); ``zone_cache`` (a dict shared by Hydrators) and
-/// ``zone_loader`` (zone name → :class:`ZoneTable` or ``None``, the result kept in the
+/// ``zone_loader`` (zone name → :class:`ZoneTable` or ``None``, a table kept in the
 /// cache) datetimes in named zones, for ``f`` (Bolt < 5: wall-clock seconds, pytz's
 /// ``localize``) and ``i`` (UTC seconds, pytz's ``fromutc``) in ``datetime_tags``.
 /// Calling it with a ``Structure`` returns what the driver's ``_hydrate_structure``
@@ -618,8 +619,8 @@ fn localize(table: &ZoneTable, seconds: i64) -> Option<usize> {
 }
 
 /// The [`ZoneTable`] of the zone `name` from the kit's cache, made by its loader the
-/// first time; `None` for a zone the loader refused (unknown, or not one pytz's tables
-/// describe).
+/// first time; `None` for a zone the loader refused (unknown, not pytz's own name for
+/// it, or not one pytz's tables describe), asked again each time and never kept.
 fn zone_table<'py>(
     py: Python<'py>,
     kit: &TemporalKit,
@@ -633,8 +634,13 @@ fn zone_table<'py>(
         Some(e) => e,
         None => {
             let e = loader.bind(py).call1((name,))?;
-            cache.set_item(name, &e)?;
-            e
+            match e.cast_into_exact::<ZoneTable>() {
+                Ok(table) => {
+                    cache.set_item(name, &table)?;
+                    table.into_any()
+                }
+                Err(_) => return Ok(None),
+            }
         }
     };
     Ok(entry.cast_into_exact::<ZoneTable>().ok())

@@ -425,6 +425,7 @@ def sweep_zones() -> list[str]:
         "Europe/Nowhere",
         "+01:00",
         "UTC ",
+        "europe/paris",  # found by pytz, by case: the driver's (not pytz's own name)
     ]
     zones += pytz.common_timezones[::12]
     return list(dict.fromkeys(zones))
@@ -500,7 +501,9 @@ def test_named_zone_datetimes_are_built_natively_as_the_release_builds_them(name
                 assert got == want, (name, s)
                 assert got.tzinfo is want.tzinfo, (name, s)
                 # Fields of other types (bytes or int zones, float seconds): the driver's.
+                # So are names pytz finds that are not the zone's own.
                 usual = type(s.fields[2]) is str and all(type(x) is int for x in s.fields[:2])
+                usual = usual and _hydration.zone_table(s.fields[2]) is not None
                 built += usual
         native = mine.counts[0]
         if tag == ord("i"):
@@ -511,6 +514,28 @@ def test_named_zone_datetimes_are_built_natively_as_the_release_builds_them(name
             # which go to the driver (the sweep aims at them: about a third of it).
             assert native * 2 >= built, (name, native, built)
         assert native > 1000, (name, native)
+
+
+def test_zone_cache_grew_with_every_unknown_zone_name() -> None:
+    """Regression: names a server makes up (unknown zones, case variants) are the
+    driver's, asked of pytz each time, and never kept: the cache of zone tables holds
+    pytz's own names only."""
+    handler = next(h for _n, h in HANDLERS if b"i" in h().struct_hydration_functions)
+    _scope, h = native_scope(handler)
+    theirs = handler().new_hydration_scope().hydration_hooks[S]
+    h(S(b"i", 0, 0, "Europe/Paris"))
+    before = dict(_hydration.ZONES)
+    for i in range(2000):
+        for name in (
+            f"No/Zone{i}",
+            "x" * (i + 1),
+            "EUROPE/PARIS"[: i % 12] + "europe/paris"[i % 12 :],
+        ):
+            got, want = h(S(b"i", i, 0, name)), theirs(S(b"i", i, 0, name))
+            assert _zoned_view(got) == _zoned_view(want), name
+    kept = _hydration.ZONES
+    assert kept == before
+    assert "Europe/Paris" in kept
 
 
 def test_a_named_zone_datetime_carries_pytzs_tzinfo_for_its_period() -> None:

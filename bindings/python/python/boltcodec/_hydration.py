@@ -144,8 +144,8 @@ DURATION_SAMPLES = [
 
 #: Zones the native named-zone datetimes (``f``, ``i``) are checked on: UTC (pytz's own
 #: class), fixed zones, zones with summer time both hemispheres, half-hour and
-#: 45-minute offsets, negative summer time, a skipped day, a zone name pytz finds by
-#: case, and unknown names (the driver's error).
+#: 45-minute offsets, negative summer time, a skipped day, and unknown names (the
+#: driver's error).
 ZONE_SAMPLES = (
     "UTC",
     "Etc/GMT+5",
@@ -157,7 +157,6 @@ ZONE_SAMPLES = (
     "America/St_Johns",
     "Europe/Dublin",
     "Pacific/Apia",
-    "europe/paris",
     "No/Zone",
     "",
 )
@@ -202,11 +201,16 @@ def _whole_seconds(delta: t.Any) -> int | None:
     return delta.days * 86_400 + delta.seconds
 
 
-def _zone_parts(name: str) -> tuple[list[int], list[int], list[t.Any]] | None:
+def _zone_parts(  # noqa: PLR0911 (one return per kind of zone and per refusal)
+    name: str,
+) -> tuple[list[int], list[int], list[t.Any]] | None:
     """Return pytz's zone ``name`` as (UTC transitions in seconds, offsets in seconds, tzinfos).
 
-    ``None`` where pytz does not know the name, or the zone is not one of pytz's three
-    kinds (``utc``, ``StaticTzInfo``, ``DstTzInfo``) with whole-second tables.
+    ``None`` where pytz does not know the name, where the name is not the zone's own
+    (pytz also finds zones by case), or the zone is not one of pytz's three kinds
+    (``utc``, ``StaticTzInfo``, ``DstTzInfo``) with whole-second tables: such values
+    stay the driver's, and the cache of tables (:data:`ZONES`) holds at most one entry
+    per pytz zone whatever names a server sends.
     """
     import datetime
 
@@ -216,6 +220,8 @@ def _zone_parts(name: str) -> tuple[list[int], list[int], list[t.Any]] | None:
     try:
         zone = pytz.timezone(name)
     except Exception:
+        return None
+    if getattr(zone, "zone", None) != name:
         return None
     if zone is pytz.utc:
         return [], [0], [zone]
@@ -244,7 +250,8 @@ def zone_table(name: str) -> t.Any:
         return None  # unsorted, or an offset of a day or more: the driver's
 
 
-#: zone name -> ZoneTable or None, shared by every Hydrator (pytz keeps its zones too).
+#: zone name -> ZoneTable, shared by every Hydrator (pytz keeps its zones too); only
+#: pytz's own zone names are kept.
 ZONES: dict[str, t.Any] = {}
 
 
