@@ -436,7 +436,7 @@ def named_zone_cases(tag: int) -> list[t.Any]:
     transitions of each (and for ``f`` their gaps and folds as wall-clock times), a DST
     gap and fold of New York by hand, and fields of the wrong type."""
     b = bytes([tag])
-    cases = _hydration.zone_samples(tag, sweep_zones(), per_zone=6)
+    cases = _hydration.zone_samples(tag, sweep_zones(), per_zone=6, both_nanos=True)
     ny = "America/New_York"
     for s in (1_615_689_000, 1_636_248_600, 1_615_685_400, 1_636_252_200):
         cases += [S(b, s, 7, ny), S(b, s - 3600, 7, ny), S(b, s + 3600, 7, ny)]

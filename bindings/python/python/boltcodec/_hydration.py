@@ -168,13 +168,19 @@ ZONE_SECONDS = (0, 1_600_000_000, -62_135_596_800, 253_402_300_799, -2_000_000_0
 
 
 def zone_samples(
-    tag: int, zones: t.Iterable[str] = ZONE_SAMPLES, per_zone: int = 4
+    tag: int,
+    zones: t.Iterable[str] = ZONE_SAMPLES,
+    per_zone: int = 2,
+    both_nanos: bool = False,
 ) -> list[t.Any]:
     """Return ``f``/``i`` structures in ``zones``.
 
-    At ``ZONE_SECONDS`` and around up to ``per_zone`` transitions of each zone spread
-    over its table (a second either side and, for ``f``, the wall-clock times at both
-    offsets: gaps and folds).
+    At ``ZONE_SECONDS`` and around ``per_zone`` transitions of each zone spread over its
+    table, the first and the last included (a second either side and, for ``f``, the
+    wall-clock times at both offsets: gaps and folds); with 0 or 999,999,999 nanoseconds
+    in turn, or (``both_nanos``) both. The check on the first result uses the defaults
+    (pytz's ``localize`` is slow: about a quarter of a millisecond a value); the tests
+    sweep further.
     """
     out = []
     b = bytes([tag])
@@ -183,15 +189,17 @@ def zone_samples(
         parts = _zone_parts(name)
         if parts is not None and len(parts[0]) > 1:
             transitions, offsets = parts[0], parts[1]
-            step = max(1, (len(transitions) - 1) // per_zone)
-            for i in range(1, len(transitions), step)[:per_zone]:
+            last = len(transitions) - 1
+            picked = {1 + k * (last - 1) // max(1, per_zone - 1) for k in range(per_zone)}
+            for i in sorted(picked):
                 u, before, after = transitions[i], offsets[i - 1], offsets[i]
                 seconds += [u - 1, u, u + 1]
                 if tag == ord("f"):  # the same instants as wall-clock times
                     seconds += [u + before - 1, u + before, u + after - 1, u + after]
                     seconds.append(u + (before + after) // 2)
-        for s in seconds:
-            out += [S(b, s, 0, name), S(b, s, 999_999_999, name)]
+        for k, s in enumerate(seconds):
+            nanos = (0, 999_999_999) if both_nanos else ((0, 999_999_999)[k % 2],)
+            out += [S(b, s, ns, name) for ns in nanos]
     return out
 
 
