@@ -633,7 +633,12 @@ fn zone_table<'py>(
     let entry = match cache.get_item(name)? {
         Some(e) => e,
         None => {
-            let e = loader.bind(py).call1((name,))?;
+            // A loader that fails leaves the value to the driver's function, as a refusal.
+            let e = match loader.bind(py).call1((name,)) {
+                Ok(e) => e,
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyException>(py) => return Ok(None),
+                Err(e) => return Err(e),
+            };
             match e.cast_into_exact::<ZoneTable>() {
                 Ok(table) => {
                     cache.set_item(name, &table)?;

@@ -538,6 +538,35 @@ def test_zone_cache_grew_with_every_unknown_zone_name() -> None:
     assert "Europe/Paris" in kept
 
 
+def test_a_zone_loader_that_raised_broke_the_result() -> None:
+    """Regression: an exception from the zone loader (pytz changed under us) leaves the
+    value to the driver's function instead of failing the decode."""
+    handler = next(h for _n, h in HANDLERS if b"i" in h().struct_hydration_functions)
+    functions = handler().new_hydration_scope()._struct_hydration_functions
+
+    def failing(name: str) -> t.Any:
+        raise RuntimeError("no tables")
+
+    import pytz
+    from neo4j._codec.hydration import BrokenHydrationObject
+    from neo4j.time import Date, DateTime, Time
+
+    h = _native.Hydrator(
+        functions,
+        BrokenHydrationObject,
+        date_cls=Date,
+        time_cls=Time,
+        fixed_offset=pytz.FixedOffset,
+        datetime_cls=DateTime,
+        datetime_tags=b"i",
+        zone_cache={},
+        zone_loader=failing,
+    )
+    s = S(b"i", 1_600_000_000, 0, "Europe/Stockholm")
+    assert _zoned_view(h(s)) == _zoned_view(functions[b"i"](*s.fields))
+    assert h.counts == (0, 1)
+
+
 def test_a_named_zone_datetime_carries_pytzs_tzinfo_for_its_period() -> None:
     import datetime
 
