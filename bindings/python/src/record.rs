@@ -13,9 +13,10 @@
 //! its attributes would keep that cycle alive (not collected), never crash.
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 
 use crate::ffi::untrack;
-use pyo3::types::{PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyDict, PyTuple, PyType};
 
 /// `tuple.__new__(cls, values)` with `_Record__keys = keys`, untracked with its
 /// `__dict__`: the record every release's `Record.__new__` / `Record._new` makes.
@@ -25,10 +26,13 @@ fn make_record<'py>(
     values: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = cls.py();
-    let tuple_new = py
-        .get_type::<PyTuple>()
-        .getattr(pyo3::intern!(py, "__new__"))?;
-    let record = tuple_new.call1((cls, values))?;
+    static TUPLE_NEW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let tuple_new = TUPLE_NEW.get_or_try_init(py, || {
+        py.get_type::<PyTuple>()
+            .getattr(pyo3::intern!(py, "__new__"))
+            .map(Bound::unbind)
+    })?;
+    let record = tuple_new.bind(py).call1((cls, values))?;
     record.setattr(pyo3::intern!(py, "_Record__keys"), keys)?;
     if let Ok(dict) = record.getattr(pyo3::intern!(py, "__dict__")) {
         untrack(&dict);
@@ -59,13 +63,21 @@ fn make_record<'py>(
 pub struct RecordNew {
     cls: Py<PyType>,
     original: Py<PyAny>,
+    /// `zip` and `itertools.chain`.
+    zip_type: Py<PyAny>,
+    chain: Py<PyAny>,
 }
 
 #[pymethods]
 impl RecordNew {
     #[new]
-    fn new(cls: Py<PyType>, original: Py<PyAny>) -> Self {
-        RecordNew { cls, original }
+    fn new(py: Python<'_>, cls: Py<PyType>, original: Py<PyAny>) -> PyResult<Self> {
+        Ok(RecordNew {
+            cls,
+            original,
+            zip_type: py.import("builtins")?.getattr("zip")?.unbind(),
+            chain: py.import("itertools")?.getattr("chain")?.unbind(),
+        })
     }
 
     #[pyo3(signature = (cls, *args, **kwargs))]
@@ -88,44 +100,43 @@ impl RecordNew {
                     return original.call(PyTuple::new(py, all)?, kwargs);
                 }
             };
-            let zip_type = py
-                .import(pyo3::intern!(py, "builtins"))?
-                .getattr(pyo3::intern!(py, "zip"))?;
-            if !pairs.get_type().is(&zip_type) {
+            if !pairs.get_type().is(self.zip_type.bind(py)) {
                 return original.call1((cls, pairs));
             }
-            let (keys, values) = (PyList::empty(py), PyList::empty(py));
-            // A zip is its own iterator: what this loop leaves unread stays in `pairs`.
-            for item in pairs.try_iter()? {
-                let item = item?;
-                match item.cast_exact::<PyTuple>() {
-                    Ok(pair) if pair.len() == 2 => {
-                        keys.append(pair.get_item(0)?)?;
-                        values.append(pair.get_item(1)?)?;
-                    }
-                    _ => {
-                        // Not a pair: the release's __new__ on the same items, from the
-                        // first, raises or builds what it would have.
-                        let done = PyList::empty(py);
-                        for (k, v) in keys.iter().zip(values.iter()) {
-                            done.append(PyTuple::new(py, [k, v])?)?;
-                        }
-                        done.append(item)?;
-                        let chain = py
-                            .import(pyo3::intern!(py, "itertools"))?
-                            .getattr(pyo3::intern!(py, "chain"))?
-                            .call1((done, pairs))?;
-                        return original.call1((cls, chain));
-                    }
-                }
+            // A zip is its own iterator, and every item of one zip has the same length
+            // (one per zipped iterable): the first tells whether all are pairs.
+            let mut items = pairs.try_iter()?;
+            let Some(first) = items.next().transpose()? else {
+                return make_record(cls, PyTuple::empty(py), PyTuple::empty(py).as_any());
+            };
+            if !first
+                .cast_exact::<PyTuple>()
+                .is_ok_and(|pair| pair.len() == 2)
+            {
+                // Not pairs: the release's __new__ on the same items, from the first,
+                // raises or builds what it would have.
+                let rest = self.chain.bind(py).call1(((first,), pairs))?;
+                return original.call1((cls, rest));
             }
-            make_record(cls, keys.to_tuple(), &values)
+            let (mut keys, mut values) = (Vec::new(), Vec::new());
+            for item in std::iter::once(Ok(first)).chain(items) {
+                let pair = item?.cast_into_exact::<PyTuple>()?;
+                keys.push(pair.get_item(0)?);
+                values.push(pair.get_item(1)?);
+            }
+            make_record(
+                cls,
+                PyTuple::new(py, keys)?,
+                PyTuple::new(py, values)?.as_any(),
+            )
         })
     }
 
     fn __traverse__(&self, visit: pyo3::gc::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
         visit.call(&self.cls)?;
         visit.call(&self.original)?;
+        visit.call(&self.zip_type)?;
+        visit.call(&self.chain)?;
         Ok(())
     }
 }
