@@ -11,7 +11,8 @@
 # identical to that release's pure-Python codec (shared vectors, hydrated values), and
 # the native receive path giving the same records as the release's own Inbox; and
 # tests/test_hydration.py: native hydration identical to the release's own; and
-# tests/test_records.py: native Record building (6.2 on) identical to the release's.
+# tests/test_records.py: native Record building (Record._new 6.2 on, Record.__new__
+# before) identical to the release's.
 # When NEO4J_BOLT_PORT is set (scripts/with-neo4j.sh), tests/test_e2e.py runs too for the
 # releases in E2E_RELEASES: the driver against the real server, results compared with
 # the same release's pure-Python driver.

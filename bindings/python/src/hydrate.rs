@@ -9,10 +9,13 @@
 //! `boltcodec._hydration` only after that module has checked, on the running driver
 //! release, that each native builder gives exactly what the driver's own function gives
 //! (type, attributes, `==`, `hash`, `repr`). Everything a builder does not handle — other
-//! tags, unusual field types, out-of-range values, zero dates, unknown SRIDs, named time
-//! zones — goes to the driver's own function for that tag, called directly (`f(*fields)`,
+//! tags, unusual field types, out-of-range values, zero dates, unknown SRIDs, unknown
+//! time zones, wall-clock times in a zone's gap or fold — goes to the driver's own function for that tag, called directly (`f(*fields)`,
 //! an exception becoming the driver's `BrokenHydrationObject(error, structure)` as in
 //! `_hydrate_structure`), so edge cases and errors are the driver's by construction.
+//!
+//! Named time zones are pytz's (the driver's): each zone's transition table is read from
+//! pytz once (a [`ZoneTable`]) and looked up natively.
 //!
 //! Which builder serves which tag, and with how many fields, is one table ([`KINDS`]);
 //! the builders read their fields through [`Fields`]. Dates, times, datetimes,
@@ -201,6 +204,16 @@ const KINDS: &[Kind] = &[
         build: Hydrator::offset_datetime_utc,
     },
     Kind {
+        tag: b'f',
+        arity: &[3],
+        build: Hydrator::zoned_datetime_legacy,
+    },
+    Kind {
+        tag: b'i',
+        arity: &[3],
+        build: Hydrator::zoned_datetime_utc,
+    },
+    Kind {
         tag: b'E',
         arity: &[4],
         build: Hydrator::duration,
@@ -229,6 +242,80 @@ enum DateTimeMode {
     Legacy,
     /// Bolt 5 / 4.4 utc patch `I`: UTC seconds, shown in the zone of the offset.
     Utc,
+    /// Bolt < 5 `f`: wall-clock seconds in a named zone (pytz's `localize`, `is_dst=False`).
+    ZoneLegacy,
+    /// Bolt 5 / 4.4 utc patch `i`: UTC seconds, shown in a named zone (pytz's `fromutc`).
+    ZoneUtc,
+}
+
+/// One named zone as pytz resolves it: its UTC transition instants (seconds since the
+/// epoch, sorted; empty for a zone with one offset) and, per period, the offset in
+/// seconds and the pytz tzinfo object the driver's datetimes carry in that period.
+///
+/// Made by `boltcodec._hydration.zone_table` from pytz's own tables (once per zone name,
+/// kept in the cache dict the Hydrator was given), so a lookup here is pytz's
+/// `bisect_right(_utc_transition_times, dt) - 1` without a Python call.
+#[pyclass(module = "boltcodec._native", frozen)]
+pub struct ZoneTable {
+    transitions: Vec<i64>,
+    offsets: Vec<i64>,
+    tzinfos: Vec<Py<PyAny>>,
+}
+
+impl ZoneTable {
+    /// The period in effect at `seconds` (pytz's `max(0, bisect_right(...) - 1)`; the
+    /// fraction of a second never matters, transitions being whole seconds).
+    fn period(&self, seconds: i64) -> usize {
+        self.transitions
+            .partition_point(|&t| t <= seconds)
+            .saturating_sub(1)
+    }
+}
+
+#[pymethods]
+impl ZoneTable {
+    /// ``ZoneTable(transitions, offsets, tzinfos)``: ``transitions`` the sorted UTC
+    /// instants (seconds since 1970) where a period starts, the first one included (may
+    /// be empty: one period); ``offsets`` (seconds) and ``tzinfos`` one per transition
+    /// (one when there is none).
+    ///
+    /// ```python
+    /// import pytz
+    /// from boltcodec._native import ZoneTable
+    ///
+    /// ZoneTable([], [0], [pytz.utc])
+    /// ```
+    #[new]
+    fn new(transitions: Vec<i64>, offsets: Vec<i64>, tzinfos: Vec<Py<PyAny>>) -> PyResult<Self> {
+        let periods = transitions.len().max(1);
+        if offsets.len() != periods || tzinfos.len() != periods {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "ZoneTable: one offset and one tzinfo per transition",
+            ));
+        }
+        if transitions.windows(2).any(|w| w[0] > w[1]) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "ZoneTable: transitions must be sorted",
+            ));
+        }
+        if offsets.iter().any(|o| o.abs() >= 86_400) {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "ZoneTable: offsets must be less than a day",
+            ));
+        }
+        Ok(ZoneTable {
+            transitions,
+            offsets,
+            tzinfos,
+        })
+    }
+
+    fn __traverse__(&self, visit: pyo3::gc::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        for z in &self.tzinfos {
+            visit.call(z)?;
+        }
+        Ok(())
+    }
 }
 
 /// The driver's `neo4j.time` classes, for native times, datetimes and durations.
@@ -242,6 +329,10 @@ struct TemporalKit {
     datetime_cls: Option<Py<PyAny>>,
     datetime_tags: Vec<u8>,
     duration_cls: Option<Py<PyAny>>,
+    /// Named zones (`f`, `i`): zone name → [`ZoneTable`], a dict shared by every
+    /// Hydrator, and the function that makes a missing entry (`None`: the driver's,
+    /// not kept, so that names a server makes up do not grow the dict).
+    zones: Option<(Py<PyDict>, Py<PyAny>)>,
 }
 
 /// Native hydration for one hydration scope (one result) of the driver.
@@ -259,12 +350,17 @@ struct TemporalKit {
 /// integer-id dicts), with ``path_cls`` and ``relationship_cls`` also paths (``P``);
 /// ``time_cls`` and ``fixed_offset`` (``pytz.FixedOffset``) times (``t``, ``T``);
 /// ``datetime_cls`` with ``datetime_tags`` (which of ``d`` (local), ``F`` (Bolt < 5:
-/// wall-clock seconds and an offset), ``I`` (UTC seconds and an offset); needs
+/// wall-clock seconds and an offset), ``I`` (UTC seconds and an offset), ``f``, ``i``
+/// (the same with a zone name: see ``zone_cache``); needs
 /// ``date_cls`` and ``time_cls``) datetimes with no zone or an offset; ``duration_cls``
 /// durations (``E``); ``vector_cls`` with ``vector_types`` (element-type byte →
 /// ``(inner vector class, element size)``) vectors (``V``); ``unsupported_cls``
-/// unsupported types (``?``). Calling it with a ``Structure`` returns what the driver's
-/// ``_hydrate_structure`` returns for it.
+/// unsupported types (``?``); ``zone_cache`` (a dict shared by Hydrators) and
+/// ``zone_loader`` (zone name → :class:`ZoneTable` or ``None``, a table kept in the
+/// cache) datetimes in named zones, for ``f`` (Bolt < 5: wall-clock seconds, pytz's
+/// ``localize``) and ``i`` (UTC seconds, pytz's ``fromutc``) in ``datetime_tags``.
+/// Calling it with a ``Structure`` returns what the driver's ``_hydrate_structure``
+/// returns for it.
 ///
 /// ```python
 /// from boltcodec._native import Hydrator, Structure
@@ -486,6 +582,75 @@ fn offset_zone<'py>(py: Python<'py>, kit: &TemporalKit, minutes: i64) -> Built<'
     }
 }
 
+/// Whether the day of `seconds` (since 1970-01-01T00:00) is within `margin` days of the
+/// driver's date range (0001-01-01 ..= 9999-12-31) on both sides.
+fn in_date_range(seconds: i64, margin: i64) -> bool {
+    seconds
+        .div_euclid(86_400)
+        .checked_add(UNIX_EPOCH_ORDINAL)
+        .is_some_and(|o| (1 + margin..=MAX_ORDINAL - margin).contains(&o))
+}
+
+/// pytz's `localize(wall, is_dst=False)` where it is unambiguous: the period of `table`
+/// whose offset maps the wall-clock `seconds` to an instant shown as that same wall time,
+/// trying the periods in effect a day before and a day after as pytz does. `None` where
+/// pytz's answer is not that one period (no period fits: a gap; two that differ: a fold),
+/// and near the ends of the driver's range (pytz's day steps leave it there): the driver
+/// does those.
+fn localize(table: &ZoneTable, seconds: i64) -> Option<usize> {
+    if !in_date_range(seconds, 2) {
+        return None;
+    }
+    let mut found: Option<usize> = None;
+    for delta in [-86_400, 86_400] {
+        let offset = table.offsets[table.period(seconds + delta)];
+        // tzinfo.normalize(wall.replace(tzinfo)): fromutc of wall - offset.
+        let at = table.period(seconds - offset);
+        if table.offsets[at] != offset {
+            continue; // shown at another wall time: not a candidate
+        }
+        match found {
+            None => found = Some(at),
+            Some(prev) if table.tzinfos[prev].is(&table.tzinfos[at]) => {}
+            Some(_) => return None,
+        }
+    }
+    found
+}
+
+/// The [`ZoneTable`] of the zone `name` from the kit's cache, made by its loader the
+/// first time; `None` for a zone the loader refused (unknown, not pytz's own name for
+/// it, or not one pytz's tables describe), asked again each time and never kept.
+fn zone_table<'py>(
+    py: Python<'py>,
+    kit: &TemporalKit,
+    name: &Bound<'py, pyo3::types::PyString>,
+) -> PyResult<Option<Bound<'py, ZoneTable>>> {
+    let Some((cache, loader)) = &kit.zones else {
+        return Ok(None);
+    };
+    let cache = cache.bind(py);
+    let entry = match cache.get_item(name)? {
+        Some(e) => e,
+        None => {
+            // A loader that fails leaves the value to the driver's function, as a refusal.
+            let e = match loader.bind(py).call1((name,)) {
+                Ok(e) => e,
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyException>(py) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            match e.cast_into_exact::<ZoneTable>() {
+                Ok(table) => {
+                    cache.set_item(name, &table)?;
+                    table.into_any()
+                }
+                Err(_) => return Ok(None),
+            }
+        }
+    };
+    Ok(entry.cast_into_exact::<ZoneTable>().ok())
+}
+
 impl Hydrator {
     fn new_object<'py>(&self, py: Python<'py>, cls: &Py<PyAny>) -> PyResult<Bound<'py, PyAny>> {
         self.object_new.bind(py).call1((cls.bind(py),))
@@ -588,29 +753,52 @@ impl Hydrator {
         if !(0..NANOS).contains(&nanos) {
             return Ok(None); // the driver's error
         }
-        let (wall, zone) = if mode == DateTimeMode::Local {
-            (seconds, None)
-        } else {
-            let Some(offset) = f.int(2)? else {
-                return Ok(None);
-            };
-            let minutes = offset.div_euclid(60);
-            let wall = if mode == DateTimeMode::Utc {
-                // The driver converts through the UTC instant: it too must be in range.
-                let utc_day = seconds.div_euclid(86_400).checked_add(UNIX_EPOCH_ORDINAL);
-                if !utc_day.is_some_and(|o| (1..=MAX_ORDINAL).contains(&o)) {
+        let (wall, zone) = match mode {
+            DateTimeMode::Local => (seconds, None),
+            DateTimeMode::Legacy | DateTimeMode::Utc => {
+                let Some(offset) = f.int(2)? else {
                     return Ok(None);
-                }
-                match seconds.checked_add(minutes * 60) {
-                    Some(w) => w,
+                };
+                let minutes = offset.div_euclid(60);
+                let wall = if mode == DateTimeMode::Utc {
+                    // The driver converts through the UTC instant: it too must be in range.
+                    if !in_date_range(seconds, 0) {
+                        return Ok(None);
+                    }
+                    match seconds.checked_add(minutes * 60) {
+                        Some(w) => w,
+                        None => return Ok(None),
+                    }
+                } else {
+                    seconds
+                };
+                match offset_zone(py, kit, minutes)? {
+                    Some(z) => (wall, Some(z)),
                     None => return Ok(None),
                 }
-            } else {
-                seconds
-            };
-            match offset_zone(py, kit, minutes)? {
-                Some(z) => (wall, Some(z)),
-                None => return Ok(None),
+            }
+            DateTimeMode::ZoneUtc | DateTimeMode::ZoneLegacy => {
+                let Some(name) = f.exact::<pyo3::types::PyString>(2)? else {
+                    return Ok(None);
+                };
+                let Some(table) = zone_table(py, kit, &name)? else {
+                    return Ok(None); // an unknown zone (the driver's error) or an unusual one
+                };
+                let table = table.get();
+                let at = if mode == DateTimeMode::ZoneUtc {
+                    // as_timezone: the UTC instant, in the period pytz's fromutc finds.
+                    if !in_date_range(seconds, 0) {
+                        return Ok(None);
+                    }
+                    let at = table.period(seconds);
+                    (seconds + table.offsets[at], at)
+                } else {
+                    match localize(table, seconds) {
+                        Some(at) => (seconds, at),
+                        None => return Ok(None), // a gap or a fold: the driver's
+                    }
+                };
+                (at.0, Some(table.tzinfos[at.1].bind(py).clone()))
             }
         };
         let Some(ordinal) = wall.div_euclid(86_400).checked_add(UNIX_EPOCH_ORDINAL) else {
@@ -640,6 +828,16 @@ impl Hydrator {
     /// `I` (Bolt 5, 4.4 with the utc patch): UTC seconds, nanoseconds, offset.
     fn offset_datetime_utc<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
         self.datetime(py, f, b'I', DateTimeMode::Utc)
+    }
+
+    /// `f` (Bolt < 5 without the utc patch): wall-clock seconds, nanoseconds, zone name.
+    fn zoned_datetime_legacy<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        self.datetime(py, f, b'f', DateTimeMode::ZoneLegacy)
+    }
+
+    /// `i` (Bolt 5, 4.4 with the utc patch): UTC seconds, nanoseconds, zone name.
+    fn zoned_datetime_utc<'py>(&self, py: Python<'py>, f: &Fields<'_, 'py>) -> Built<'py> {
+        self.datetime(py, f, b'i', DateTimeMode::ZoneUtc)
     }
 
     /// `E`: (months, days, seconds, nanoseconds), normalised and range-checked as the
@@ -1022,7 +1220,7 @@ impl Hydrator {
         node_cls = None, legacy = false, time_cls = None, fixed_offset = None,
         datetime_cls = None, datetime_tags = None, duration_cls = None, path_cls = None,
         relationship_cls = None, vector_cls = None, vector_types = None,
-        unsupported_cls = None,
+        unsupported_cls = None, zone_cache = None, zone_loader = None,
     ))]
     #[allow(clippy::too_many_arguments)] // mirrors the Python keyword arguments
     fn new(
@@ -1044,6 +1242,8 @@ impl Hydrator {
         vector_cls: Option<Py<PyAny>>,
         vector_types: Option<Py<PyDict>>,
         unsupported_cls: Option<Py<PyAny>>,
+        zone_cache: Option<Py<PyDict>>,
+        zone_loader: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let graph = match (graph, node_cls) {
             (Some(graph), Some(node_cls)) => {
@@ -1079,6 +1279,7 @@ impl Hydrator {
                 datetime_cls: datetime_cls.filter(|_| date_cls.is_some()),
                 datetime_tags: datetime_tags.unwrap_or_default(),
                 duration_cls,
+                zones: zone_cache.zip(zone_loader),
             }),
             _ => None,
         };
@@ -1157,6 +1358,10 @@ impl Hydrator {
             visit.call(&k.fixed_offset)?;
             for c in [&k.datetime_cls, &k.duration_cls].into_iter().flatten() {
                 visit.call(c)?;
+            }
+            if let Some((cache, loader)) = &k.zones {
+                visit.call(cache)?;
+                visit.call(loader)?;
             }
             if let Ok(m) = k.offsets.lock() {
                 for z in m.values() {

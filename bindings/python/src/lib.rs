@@ -217,7 +217,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dropin::neo4j_unpack_v2, m)?)?;
     m.add_function(wrap_pyfunction!(dropin::swap_endian, m)?)?;
     m.add_class::<hydrate::Hydrator>()?;
+    m.add_class::<hydrate::ZoneTable>()?;
     m.add_function(wrap_pyfunction!(record::record_new, m)?)?;
+    m.add_class::<record::RecordNew>()?;
     m.add_class::<arrow::ArrowBatches>()?;
     m.add_class::<arrow::ArrowStream>()?;
     m.add_class::<arrow::ArrowSink>()?;

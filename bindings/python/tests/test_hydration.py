@@ -392,10 +392,204 @@ def test_times_datetimes_and_durations_are_built_natively_as_the_release_builds_
             usual = len(s.fields) == {b"t": 1, b"T": 2, b"d": 2, b"E": 4}.get(s.tag, 3)
             ints = all(type(x) is int for x in s.fields)
             built += s.tag in tags and usual and ints and "DateTime(0," not in repr(want)
-        native += hydrator.counts[0]
+        if s.tag not in b"fi":  # named zones: test_named_zone_datetimes_...
+            native += hydrator.counts[0]
     # Every value of these tags the driver builds without an error was built natively.
     assert native == built, (native, built)
     assert native > 100
+
+
+#: Zones of the named-zone sweep: every pytz kind (utc, static, with transitions),
+#: summer time in both hemispheres, 30- and 45-minute offsets and summer times, negative
+#: summer time, a skipped day, names found by case, and one in about 12 of pytz's common
+#: zones; and names pytz does not know (the driver's error).
+def sweep_zones() -> list[str]:
+    import pytz
+
+    zones = [
+        *_hydration.ZONE_SAMPLES,
+        "Etc/UTC",
+        "GMT",
+        "Europe/London",
+        "Europe/Moscow",
+        "Asia/Kolkata",
+        "Asia/Tehran",
+        "Australia/Adelaide",
+        "Pacific/Chatham",
+        "Pacific/Kiritimati",
+        "America/Sao_Paulo",
+        "America/Caracas",
+        "Africa/Casablanca",
+        "Antarctica/Troll",
+        "US/Eastern",
+        "Europe/Nowhere",
+        "+01:00",
+        "UTC ",
+        "europe/paris",  # found by pytz, by case: the driver's (not pytz's own name)
+    ]
+    zones += pytz.common_timezones[::12]
+    return list(dict.fromkeys(zones))
+
+
+def named_zone_cases(tag: int) -> list[t.Any]:
+    """Named-zone datetimes of ``tag``: the sweep's zones at fixed instants, around six
+    transitions of each (and for ``f`` their gaps and folds as wall-clock times), a DST
+    gap and fold of New York by hand, and fields of the wrong type."""
+    b = bytes([tag])
+    cases = _hydration.zone_samples(tag, sweep_zones(), per_zone=6, both_nanos=True)
+    ny = "America/New_York"
+    for s in (1_615_689_000, 1_636_248_600, 1_615_685_400, 1_636_252_200):
+        cases += [S(b, s, 7, ny), S(b, s - 3600, 7, ny), S(b, s + 3600, 7, ny)]
+    cases += [
+        S(b, 0, 0, b"UTC"),
+        S(b, 0, 0, None),
+        S(b, 0, 0, 3600),
+        S(b, 0, -1, "UTC"),
+        S(b, 0, 1_000_000_000, "Europe/Stockholm"),
+        S(b, 1.0, 0, "UTC"),
+        S(b, I64_MAX, 0, "Europe/Stockholm"),
+        S(b, I64_MIN, 0, "Europe/Stockholm"),
+        S(b, 253_402_300_799, 999_999_999, "Pacific/Kiritimati"),
+        S(b, -62_135_596_800, 0, "America/Caracas"),
+    ]
+    return cases
+
+
+def _zoned_view(v: t.Any) -> t.Any:
+    """Everything of a hydrated named-zone datetime two results must share."""
+    if type(v).__name__ == "BrokenHydrationObject":
+        return ("broken", type(v.error).__qualname__, str(v.error))
+    views = (
+        repr,
+        str,
+        hash,
+        lambda x: x.tzinfo,
+        lambda x: id(x.tzinfo),
+        lambda x: x.utcoffset(),
+        lambda x: x.dst(),
+        lambda x: x.tzname(),
+        lambda x: x.iso_format(),
+        lambda x: x.to_native(),
+        lambda x: vars(x) if hasattr(x, "__dict__") else None,
+        lambda x: (x.year, x.month, x.day, x.hour, x.minute, x.second, x.nanosecond),
+    )
+    return [type(v)] + [outcome_full(lambda f=f: f(v)) for f in views]
+
+
+def outcome_full(fn: t.Callable[[], t.Any]) -> t.Any:
+    try:
+        return ("ok", fn())
+    except Exception as e:
+        return ("error", type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize(("name", "handler"), HANDLERS, ids=HANDLER_IDS)
+def test_named_zone_datetimes_are_built_natively_as_the_release_builds_them(name, handler) -> None:
+    functions = handler().struct_hydration_functions
+    tags = [tag for tag in b"fi" if bytes([tag]) in functions]
+    assert tags, name
+    for tag in tags:
+        _scope, mine = native_scope(handler)
+        assert chr(tag) in "".join(_hydration.state["kinds"]), (name, _hydration.state)
+        theirs = handler().new_hydration_scope().hydration_hooks[S]
+        cases = named_zone_cases(tag)
+        built = 0
+        for s in cases:
+            got, want = mine(s), theirs(s)
+            assert _zoned_view(got) == _zoned_view(want), (name, s)
+            if type(want).__name__ != "BrokenHydrationObject":
+                assert got == want, (name, s)
+                assert got.tzinfo is want.tzinfo, (name, s)
+                # Fields of other types (bytes or int zones, float seconds): the driver's.
+                # So are names pytz finds that are not the zone's own.
+                usual = type(s.fields[2]) is str and all(type(x) is int for x in s.fields[:2])
+                usual = usual and _hydration.zone_table(s.fields[2]) is not None
+                built += usual
+        native = mine.counts[0]
+        if tag == ord("i"):
+            # UTC seconds: every value the driver builds, in a zone pytz knows, is native.
+            assert native == built, (name, native, built)
+        else:
+            # Wall-clock seconds: all but the gaps and folds and the ends of the range,
+            # which go to the driver (the sweep aims at them: about a third of it).
+            assert native * 2 >= built, (name, native, built)
+        assert native > 1000, (name, native)
+
+
+def test_zone_cache_grew_with_every_unknown_zone_name() -> None:
+    """Regression: names a server makes up (unknown zones, case variants) are the
+    driver's, asked of pytz each time, and never kept: the cache of zone tables holds
+    pytz's own names only."""
+    handler = next(h for _n, h in HANDLERS if b"i" in h().struct_hydration_functions)
+    _scope, h = native_scope(handler)
+    theirs = handler().new_hydration_scope().hydration_hooks[S]
+    h(S(b"i", 0, 0, "Europe/Paris"))
+    before = dict(_hydration.ZONES)
+    for i in range(2000):
+        for name in (
+            f"No/Zone{i}",
+            "x" * (i + 1),
+            "EUROPE/PARIS"[: i % 12] + "europe/paris"[i % 12 :],
+        ):
+            got, want = h(S(b"i", i, 0, name)), theirs(S(b"i", i, 0, name))
+            assert _zoned_view(got) == _zoned_view(want), name
+    kept = _hydration.ZONES
+    assert kept == before
+    assert "Europe/Paris" in kept
+
+
+def test_a_zone_loader_that_raised_broke_the_result() -> None:
+    """Regression: an exception from the zone loader (pytz changed under us) leaves the
+    value to the driver's function instead of failing the decode."""
+    handler = next(h for _n, h in HANDLERS if b"i" in h().struct_hydration_functions)
+    functions = handler().new_hydration_scope()._struct_hydration_functions
+
+    def failing(name: str) -> t.Any:
+        raise RuntimeError("no tables")
+
+    import pytz
+    from neo4j._codec.hydration import BrokenHydrationObject
+    from neo4j.time import Date, DateTime, Time
+
+    h = _native.Hydrator(
+        functions,
+        BrokenHydrationObject,
+        date_cls=Date,
+        time_cls=Time,
+        fixed_offset=pytz.FixedOffset,
+        datetime_cls=DateTime,
+        datetime_tags=b"i",
+        zone_cache={},
+        zone_loader=failing,
+    )
+    s = S(b"i", 1_600_000_000, 0, "Europe/Stockholm")
+    assert _zoned_view(h(s)) == _zoned_view(functions[b"i"](*s.fields))
+    assert h.counts == (0, 1)
+
+
+def test_a_named_zone_datetime_carries_pytzs_tzinfo_for_its_period() -> None:
+    import datetime
+
+    import pytz
+    from neo4j.time import DateTime
+
+    handler = next(h for _n, h in HANDLERS if b"i" in h().struct_hydration_functions)
+    _scope, h = native_scope(handler)
+    zone = pytz.timezone("Europe/Stockholm")
+    summer = h(S(b"i", 1_600_000_000, 7, "Europe/Stockholm"))
+    winter = h(S(b"i", 1_610_000_000, 7, "Europe/Stockholm"))
+    assert type(summer) is DateTime
+    assert summer.iso_format() == "2020-09-13T14:26:40.000000007+02:00"
+    assert summer.to_native() == datetime.datetime(2020, 9, 13, 12, 26, 40, tzinfo=pytz.utc)
+    utc_wall = datetime.datetime(2020, 9, 13, 12, 26, 40, tzinfo=zone)
+    assert summer.tzinfo is zone.fromutc(utc_wall).tzinfo
+    assert summer.tzname() == "CEST"
+    assert winter.tzname() == "CET"
+    assert h.counts == (2, 0)
+    # An unknown zone is the driver's error, inside its BrokenHydrationObject.
+    broken = h(S(b"i", 0, 0, "No/Zone"))
+    assert type(broken.error) is pytz.UnknownTimeZoneError
+    assert h.counts == (2, 1)
 
 
 def test_a_time_with_an_offset_is_a_native_time_in_pytz_fixed_offset() -> None:
@@ -456,9 +650,11 @@ def test_the_hydrator_replaces_the_releases_hook() -> None:
         assert "NRr" in _hydration.state["kinds"], _hydration.state
         for kind in ("P", "tT", "E"):
             assert kind in _hydration.state["kinds"], _hydration.state
-        # Local datetimes and the offset tag this handler has (F before Bolt 5, I after).
+        # Local datetimes and the offset and zone tags this handler has (F and f before
+        # Bolt 5, I and i after).
         offset_tag = "I" if b"I" in scope._struct_hydration_functions else "F"
-        assert "d" + offset_tag in _hydration.state["kinds"], _hydration.state
+        datetimes = "d" + offset_tag + offset_tag.lower()
+        assert datetimes in _hydration.state["kinds"], _hydration.state
         assert _hydration.state["reason"] == "active", _hydration.state
         # The other hooks stay the driver's.
         for k, v in scope.hydration_hooks.items():

@@ -2,12 +2,15 @@
 
 Runs against whichever ``neo4j`` is importable (``scripts/driver-matrix.sh`` runs it on
 every supported release). From 6.2 on the driver builds rows with ``Record._new``,
-which boltcodec replaces once it gave the same records; before 6.2 nothing is replaced.
+which boltcodec replaces once it gave the same records; before 6.2, where rows are built
+with ``Record(zip(keys, values))``, ``Record.__new__`` is replaced (zips natively, the
+rest by the release's own ``__new__``).
 """
 
 from __future__ import annotations
 
 import gc
+import typing as t
 
 import pytest
 
@@ -30,14 +33,90 @@ ROWS = [
 ]
 
 
-def test_records_are_built_natively_from_6_2_on() -> None:
+def test_records_are_built_natively_on_every_release() -> None:
     from neo4j._data import Record
 
     _records.install()
-    has_new = isinstance(vars(Record).get("_new"), classmethod)
-    assert _records.state["active"] is has_new, _records.state
-    if has_new:
+    assert _records.state["active"], _records.state
+    if isinstance(vars(Record).get("_new"), classmethod):  # 6.2 on
         assert vars(Record)["_new"].__func__ is _native.record_new
+    else:
+        assert type(vars(Record)["__new__"].__func__) is _native.RecordNew
+
+
+def _calls() -> list[t.Callable[[], tuple]]:
+    """Calls of ``Record(...)`` (fresh iterators each time): the driver's own
+    ``zip(keys, values)`` rows and every other shape a caller may pass."""
+
+    def gen():
+        yield ("g", 1)
+        yield ("h", 2)
+
+    calls: list[t.Callable[[], tuple]] = [
+        lambda k=keys, v=values: (zip(k, v),) for keys, values in ROWS if hasattr(keys, "__len__")
+    ]
+    calls += list(_records.NEW_SAMPLES)
+    calls += [
+        lambda: (zip(("a", "b"), [1, 2], strict=True),),
+        lambda: (zip(("a", "b", "c"), [1, 2], strict=True),),
+        lambda: (zip(["a", "b"], iter([1, 2])),),
+        lambda: (zip([("k", 1), ("j", 2)]),),  # items are 1-tuples: the release's error
+        lambda: (zip(("a", "b"), [1, None]),),
+        lambda: (gen(),),
+        lambda: (iter([("a", 1)]),),
+        lambda: ((("a", 1), ("b", [2])),),
+        lambda: ([["a", 1], ["b", 2]],),
+        lambda: ([("a", 1, 2)],),
+        lambda: ([1],),
+        lambda: (None,),
+        lambda: (zip(("a",), [1]), "extra"),
+    ]
+    return calls
+
+
+def test_record_calls_before_6_2_give_the_releases_records_and_errors() -> None:
+    from neo4j._data import Record
+
+    _records.install()
+    new = vars(Record)["__new__"].__func__
+    if type(new) is not _native.RecordNew:
+        pytest.skip("6.2 on: rows are built with Record._new (tested above)")
+    original = _records.kept["original_new"]
+    assert original is not new
+    for make in _calls():
+        # Errors: the same type and message; records: the same everything.
+        mine = _records._outcome(lambda m=make: Record(*m()))
+        theirs = _records._outcome(lambda m=make: original(Record, *m()))
+        assert mine[0] == theirs[0], (make(), mine, theirs)
+        if mine[0] == "raised":
+            assert mine == theirs, make()
+        else:
+            r, w = Record(*make()), original(Record, *make())
+            # type, tuple, vars, repr, hash (the release's raises on an empty record), ==,
+            # items
+            assert _records._views(r, w) == _records._views(w, r), make()
+    # Keyword calls and subclasses are the release's own.
+    assert Record(iterable={"a": 1}) == original(Record, iterable={"a": 1})
+
+    class Sub(Record):
+        pass
+
+    assert type(Sub(zip(("a",), [1]))) is Sub
+
+
+def test_a_record_from_a_zip_is_native_and_untracked_before_6_2() -> None:
+    from neo4j._data import Record
+
+    _records.install()
+    if type(vars(Record)["__new__"].__func__) is not _native.RecordNew:
+        pytest.skip("6.2 on: rows are built with Record._new")
+    r = Record(zip(("a", "b"), [1, [2]]))
+    assert r["b"] == [2]
+    assert r.keys() == ["a", "b"]
+    assert not gc.is_tracked(r)
+    assert not gc.is_tracked(vars(r))
+    # What the release's __new__ builds stays tracked as it always was.
+    assert gc.is_tracked(Record([("a", [1])]))
 
 
 def test_native_records_equal_the_drivers_and_are_not_tracked_by_the_gc() -> None:

@@ -31,11 +31,17 @@ Recognised means, on the running driver release, not from a list of versions:
   without a message. Both classes compare and hash by identity, so there the check
   compares every attribute and slot, ``repr`` and ``str`` (``_same_state``).
 
+* named time zones (``f``: wall-clock seconds, pytz's ``localize``; ``i``: UTC seconds,
+  pytz's ``fromutc``): each zone's transition table is read from pytz once
+  (:func:`zone_table`, kept in :data:`ZONES`) and looked up natively; checked per tag
+  on zones of every pytz kind, around their transitions (:func:`zone_samples`), with
+  the same tzinfo object as the driver's.
+
 Each function is checked once (the result is kept with the function). Values the native
-builders do not handle (out of range, zero date, unknown SRID, named time zones (``f``,
-``i``), unknown vector types or lengths not a multiple of the element size, unusual field
-types) are passed to the driver's own function, so their results and errors are the
-driver's.
+builders do not handle (out of range, zero date, unknown SRID, unknown zone names,
+wall-clock times in a zone's gap or fold, unknown vector types or lengths not a multiple
+of the element size, unusual field types) are passed to the driver's own function, so
+their results and errors are the driver's.
 """
 
 from __future__ import annotations
@@ -136,13 +142,136 @@ DURATION_SAMPLES = [
 ]
 
 
+#: Zones the native named-zone datetimes (``f``, ``i``) are checked on: UTC (pytz's own
+#: class), fixed zones, zones with summer time both hemispheres, half-hour and
+#: 45-minute offsets, negative summer time, a skipped day, and unknown names (the
+#: driver's error).
+ZONE_SAMPLES = (
+    "UTC",
+    "Etc/GMT+5",
+    "EST",
+    "Europe/Stockholm",
+    "America/New_York",
+    "Australia/Lord_Howe",
+    "Asia/Kathmandu",
+    "America/St_Johns",
+    "Europe/Dublin",
+    "Pacific/Apia",
+    "No/Zone",
+    "",
+)
+
+#: Seconds the named-zone datetimes are checked on, besides each zone's transitions:
+#: the epoch, now-ish, both ends of the driver's range, before 1901, after 2037 (pytz's
+#: last transition holds).
+ZONE_SECONDS = (0, 1_600_000_000, -62_135_596_800, 253_402_300_799, -2_000_000_000, 4_000_000_000)
+
+
+def zone_samples(
+    tag: int,
+    zones: t.Iterable[str] = ZONE_SAMPLES,
+    per_zone: int = 2,
+    both_nanos: bool = False,
+) -> list[t.Any]:
+    """Return ``f``/``i`` structures in ``zones``.
+
+    At ``ZONE_SECONDS`` and around ``per_zone`` transitions of each zone spread over its
+    table, the first and the last included (a second either side and, for ``f``, the
+    wall-clock times at both offsets: gaps and folds); with 0 or 999,999,999 nanoseconds
+    in turn, or (``both_nanos``) both. The check on the first result uses the defaults
+    (pytz's ``localize`` is slow: about a quarter of a millisecond a value); the tests
+    sweep further.
+    """
+    out = []
+    b = bytes([tag])
+    for name in zones:
+        seconds = list(ZONE_SECONDS)
+        parts = _zone_parts(name)
+        if parts is not None and len(parts[0]) > 1:
+            transitions, offsets = parts[0], parts[1]
+            last = len(transitions) - 1
+            picked = {1 + k * (last - 1) // max(1, per_zone - 1) for k in range(per_zone)}
+            for i in sorted(picked):
+                u, before, after = transitions[i], offsets[i - 1], offsets[i]
+                seconds += [u - 1, u, u + 1]
+                if tag == ord("f"):  # the same instants as wall-clock times
+                    seconds += [u + before - 1, u + before, u + after - 1, u + after]
+                    seconds.append(u + (before + after) // 2)
+        for k, s in enumerate(seconds):
+            nanos = (0, 999_999_999) if both_nanos else ((0, 999_999_999)[k % 2],)
+            out += [S(b, s, ns, name) for ns in nanos]
+    return out
+
+
+def _whole_seconds(delta: t.Any) -> int | None:
+    if delta.microseconds:
+        return None
+    return delta.days * 86_400 + delta.seconds
+
+
+def _zone_parts(  # noqa: PLR0911 (one return per kind of zone and per refusal)
+    name: str,
+) -> tuple[list[int], list[int], list[t.Any]] | None:
+    """Return pytz's zone ``name`` as (UTC transitions in seconds, offsets in seconds, tzinfos).
+
+    ``None`` where pytz does not know the name, where the name is not the zone's own
+    (pytz also finds zones by case), or the zone is not one of pytz's three kinds
+    (``utc``, ``StaticTzInfo``, ``DstTzInfo``) with whole-second tables: such values
+    stay the driver's, and the cache of tables (:data:`ZONES`) holds at most one entry
+    per pytz zone whatever names a server sends.
+    """
+    import datetime
+
+    import pytz
+    from pytz.tzinfo import DstTzInfo, StaticTzInfo
+
+    try:
+        zone = pytz.timezone(name)
+    except Exception:
+        return None
+    if getattr(zone, "zone", None) != name:
+        return None
+    if zone is pytz.utc:
+        return [], [0], [zone]
+    if type(zone).__mro__[1] is StaticTzInfo:
+        offset = _whole_seconds(zone._utcoffset)
+        return None if offset is None else ([], [offset], [zone])
+    if type(zone).__mro__[1] is not DstTzInfo:
+        return None
+    epoch = datetime.datetime(1970, 1, 1)
+    transitions = [_whole_seconds(u - epoch) for u in zone._utc_transition_times]
+    infos = zone._transition_info
+    offsets = [_whole_seconds(inf[0]) for inf in infos]
+    if None in transitions or None in offsets or len(infos) != len(transitions):
+        return None
+    return transitions, offsets, [zone._tzinfos[inf] for inf in infos]
+
+
+def zone_table(name: str) -> t.Any:
+    """Return the :class:`boltcodec._native.ZoneTable` of pytz's zone ``name``, or None."""
+    parts = _zone_parts(name)
+    if parts is None:
+        return None
+    try:
+        return _native.ZoneTable(*parts)
+    except ValueError:
+        return None  # unsorted, or an offset of a day or more: the driver's
+
+
+#: zone name -> ZoneTable, shared by every Hydrator (pytz keeps its zones too); only
+#: pytz's own zone names are kept.
+ZONES: dict[str, t.Any] = {}
+
+
 def datetime_samples(tag: int) -> list[t.Any]:
     """Return the datetimes of ``tag`` the native DateTime is checked on.
 
     ``d``: (seconds, nanoseconds); ``F``, ``I``: also an offset. The epoch, before it,
     both ends of the driver's range, a leap day, nanoseconds, offsets of whole minutes
-    and not.
+    and not. ``f``, ``i``: :func:`zone_samples`.
     """
+    if tag in b"fi":
+        return zone_samples(tag)
     seconds = (0, -1, 1_600_000_000, -62135596800, 253402300799, 951782400, 86399)
     nanos = (0, 999_999_999, 5)
     offsets = (0, 3600, -45240, 59, -1, 50400, -64800)
@@ -207,6 +336,20 @@ def _same_state(a: t.Any, b: t.Any) -> bool:
     if cls.__eq__ is object.__eq__ and cls.__hash__ is object.__hash__:
         return True  # identity: two objects are never equal, as two of the driver's
     return _same(a, b)
+
+
+def _same_zoned(a: t.Any, b: t.Any) -> bool:
+    """Tell whether two named-zone datetimes are indistinguishable.
+
+    :func:`_same`, and the same tzinfo object (pytz's, per period of the zone) with the
+    same ``utcoffset``, ``dst`` and ``tzname`` answers.
+    """
+    if not _same(a, b) or getattr(a, "tzinfo", None) is not getattr(b, "tzinfo", None):
+        return False
+    return all(
+        _outcome(lambda op=op: op(a)) == _outcome(lambda op=op: op(b))
+        for op in (lambda v: v.utcoffset(), lambda v: v.dst(), lambda v: v.tzname())
+    )
 
 
 def _outcome(fn: t.Callable[[], t.Any]) -> tuple:
@@ -305,11 +448,18 @@ def _point_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | 
 
 
 def _differs(
-    h: t.Any, functions: dict, samples: list[t.Any], same: t.Callable = _same
+    h: t.Any,
+    functions: dict,
+    samples: list[t.Any],
+    same: t.Callable = _same,
+    some_delegated: bool = False,
 ) -> str | None:
     """Compare ``h`` with the driver's functions on ``samples``.
 
-    Each sample the driver builds without an error must be ``same`` and built natively.
+    Each sample the driver builds without an error must be ``same`` and built natively
+    (``some_delegated``: at least half of them; the rest, wall-clock times in the gaps
+    and folds of named zones and near the ends of the range, go to the driver's function
+    by design).
     """
     built = 0
     for s in samples:
@@ -321,7 +471,7 @@ def _differs(
         mine = h(s)
         if not same(mine, theirs):
             return f"{s!r}: {mine!r} instead of {theirs!r}"
-    if h.counts[0] != built:
+    if h.counts[0] != built and not (some_delegated and h.counts[0] * 2 >= built):
         return f"{h.counts[0]} of {built} samples were built natively"
     return None
 
@@ -353,16 +503,18 @@ def _time_kit(functions: dict, broken: type, _kits: dict) -> tuple[dict, str | N
 
 
 def _datetime_kit(functions: dict, broken: type, time: dict) -> tuple[dict, str | None]:
-    """Enable each of the tags ``d``, ``F``, ``I`` whose ``hydrate_datetime`` matches.
+    """Enable each of the tags ``d``, ``F``, ``I``, ``f``, ``i`` its function matches.
 
-    The native builder reads them as local, wall-clock + offset, UTC + offset. The dates
-    inside are the native Date builder's, so that must be on, of the same class.
+    Each tag's function must be ``hydrate_datetime``. The native builder reads them as
+    local, wall-clock + offset, UTC + offset, wall-clock in a named zone (pytz's
+    ``localize``), UTC shown in a named zone (pytz's ``fromutc``). The dates inside are
+    the native Date builder's, so that must be on, of the same class.
     """
     if "time_cls" not in time:
         return {}, "needs the native Time"
     tags = b""
     problems = []
-    for tag in b"dFI":
+    for tag in b"dFIfi":
         f = _named(functions, bytes([tag]), "hydrate_datetime")
         if f is None:
             continue
@@ -374,6 +526,8 @@ def _datetime_kit(functions: dict, broken: type, time: dict) -> tuple[dict, str 
             "datetime_cls": module.get("DateTime"),
             "datetime_tags": bytes([tag]),
         }
+        if tag in b"fi":
+            kit |= {"zone_cache": ZONES, "zone_loader": zone_table}
         if time.get("date_cls") is not kit["date_cls"] or not isinstance(
             kit["datetime_cls"], type
         ):
@@ -382,7 +536,8 @@ def _datetime_kit(functions: dict, broken: type, time: dict) -> tuple[dict, str 
 
         def run(f=f, kit=kit, tag=tag) -> str | None:
             h = _native.Hydrator({bytes([tag]): f}, broken, **kit)
-            return _differs(h, {bytes([tag]): f}, datetime_samples(tag))
+            same = _same_zoned if tag in b"fi" else _same
+            return _differs(h, {bytes([tag]): f}, datetime_samples(tag), same, tag in b"f")
 
         # The same function serves several tags, read differently: checked per tag.
         ok, problem = _check(f, run, tag)
@@ -392,8 +547,8 @@ def _datetime_kit(functions: dict, broken: type, time: dict) -> tuple[dict, str 
         else:
             problems.append(f"{chr(tag)}: {problem}")
     if not tags:
-        return {}, "; ".join(problems) or "no hydrate_datetime for tags d, F, I"
-    return {**found, "datetime_tags": tags}, None
+        return {}, "; ".join(problems) or "no hydrate_datetime for tags d, F, I, f, i"
+    return {**found, "datetime_tags": tags, "zone_cache": ZONES, "zone_loader": zone_table}, None
 
 
 def _duration_kit(functions: dict, broken: type, kits: dict) -> tuple[dict, str | None]:

@@ -226,12 +226,23 @@ def record_new(cls: type, keys: Any, values: Any) -> Any:
     ``boltcodec._records``).
     """
 
+@final
+class RecordNew:
+    """The driver's ``Record.__new__`` before 6.2, built natively for its rows.
+
+    Rows are built as ``Record(zip(keys, values))``: an exact ``zip`` of pairs is read
+    natively, every other call goes to ``original`` (see ``boltcodec._records``).
+    """
+
+    def __new__(cls, record_cls: type, original: Callable[..., Any]) -> RecordNew: ...
+    def __call__(self, cls: type, /, *args: Any, **kwargs: Any) -> Any: ...
+
 class Hydrator:
     """Native hydration for one result of the neo4j driver (see ``boltcodec._hydration``).
 
     Called with a ``Structure``, returns what the driver's ``_hydrate_structure`` returns:
-    dates, points, nodes, relationships, paths, times, datetimes with no zone or an offset,
-    durations, and (6.x) vectors and unsupported types built natively when enabled,
+    dates, points, nodes, relationships, paths, times, datetimes with no zone, an offset or
+    a named zone, durations, and (6.x) vectors and unsupported types built natively when enabled,
     everything else by the driver's function for the tag (an exception becoming
     ``broken(error, s)``).
     """
@@ -256,11 +267,24 @@ class Hydrator:
         vector_cls: type | None = None,
         vector_types: dict[bytes, tuple[type, int]] | None = None,
         unsupported_cls: type | None = None,
+        zone_cache: dict[str, ZoneTable | None] | None = None,
+        zone_loader: Callable[[str], ZoneTable | None] | None = None,
     ) -> Hydrator: ...
     def __call__(self, value: Structure, /) -> Any: ...
     @property
     def counts(self) -> tuple[int, int]:
         """``(built natively, handed to the driver's function)`` since creation."""
+
+class ZoneTable:
+    """One pytz zone's tables, looked up natively by ``Hydrator``.
+
+    Its UTC transitions (seconds), offsets (seconds) and tzinfo objects (see
+    ``boltcodec._hydration.zone_table``).
+    """
+
+    def __new__(
+        cls, transitions: list[int], offsets: list[int], tzinfos: list[Any]
+    ) -> ZoneTable: ...
 
 # boltcodec.bolt: the sans-IO connection, handshake and WebSocket (see bolt.py)
 
