@@ -302,7 +302,7 @@ impl<B: Sink> Writer<B> {
     /// [`WriteError::NonStringKey`] when a map key is due, [`WriteError::TooManyItems`]
     /// when the innermost container is full (the same holds for every value below).
     pub fn write_null(&mut self) -> Result<(), WriteError> {
-        self.scalar(false, |e| {
+        self.item(false, |e| {
             e.write_null();
             Ok(())
         })
@@ -313,7 +313,7 @@ impl<B: Sink> Writer<B> {
     /// # Errors
     /// As [`Writer::write_null`].
     pub fn write_bool(&mut self, v: bool) -> Result<(), WriteError> {
-        self.scalar(false, |e| {
+        self.item(false, |e| {
             e.write_bool(v);
             Ok(())
         })
@@ -324,7 +324,7 @@ impl<B: Sink> Writer<B> {
     /// # Errors
     /// As [`Writer::write_null`].
     pub fn write_int(&mut self, v: i64) -> Result<(), WriteError> {
-        self.scalar(false, |e| {
+        self.item(false, |e| {
             e.write_int(v);
             Ok(())
         })
@@ -335,7 +335,7 @@ impl<B: Sink> Writer<B> {
     /// # Errors
     /// As [`Writer::write_null`].
     pub fn write_float(&mut self, v: f64) -> Result<(), WriteError> {
-        self.scalar(false, |e| {
+        self.item(false, |e| {
             e.write_float(v);
             Ok(())
         })
@@ -346,7 +346,7 @@ impl<B: Sink> Writer<B> {
     /// # Errors
     /// [`WriteError::TooManyItems`]; [`WriteError::Encode`] above 2 147 483 647 bytes.
     pub fn write_str(&mut self, v: &str) -> Result<(), WriteError> {
-        self.scalar(true, |e| e.write_str(v))
+        self.item(true, |e| e.write_str(v))
     }
 
     /// Writes a byte array.
@@ -354,7 +354,7 @@ impl<B: Sink> Writer<B> {
     /// # Errors
     /// As [`Writer::write_null`]; [`WriteError::Encode`] above 2 147 483 647 bytes.
     pub fn write_bytes(&mut self, v: &[u8]) -> Result<(), WriteError> {
-        self.scalar(false, |e| e.write_bytes(v))
+        self.item(false, |e| e.write_bytes(v))
     }
 
     /// Writes a UUID (PackStream v2).
@@ -363,7 +363,7 @@ impl<B: Sink> Writer<B> {
     /// As [`Writer::write_null`]; [`WriteError::Encode`] without
     /// [`EncodeOptions::uuid`].
     pub fn write_uuid(&mut self, v: &[u8; 16]) -> Result<(), WriteError> {
-        self.scalar(false, |e| e.write_uuid(v))
+        self.item(false, |e| e.write_uuid(v))
     }
 
     /// Writes a whole owned value as one item (its own nesting is not limited by
@@ -373,7 +373,7 @@ impl<B: Sink> Writer<B> {
     /// As [`Writer::write_null`] (a string value may be a key); [`WriteError::Encode`]
     /// for what the value holds. On error nothing is written.
     pub fn write_value(&mut self, v: &Value) -> Result<(), WriteError> {
-        self.whole(matches!(v, Value::String(_)), |e| e.write_value(v))
+        self.item(matches!(v, Value::String(_)), |e| e.write_value(v))
     }
 
     /// Writes a whole borrowed value as one item: as [`Writer::write_value`].
@@ -381,7 +381,7 @@ impl<B: Sink> Writer<B> {
     /// # Errors
     /// As [`Writer::write_value`].
     pub fn write_value_ref(&mut self, v: &ValueRef<'_>) -> Result<(), WriteError> {
-        self.whole(matches!(v, ValueRef::String(_)), |e| e.write_value_ref(v))
+        self.item(matches!(v, ValueRef::String(_)), |e| e.write_value_ref(v))
     }
 
     /// Begins a list of `len` items.
@@ -502,22 +502,10 @@ impl<B: Sink> Writer<B> {
         }
     }
 
-    /// Writes one scalar with `write` after the checks.
+    /// Writes one item (a scalar or a whole value) with `write` after the checks; rolls
+    /// the buffer back if it fails midway.
     #[inline]
-    fn scalar(
-        &mut self,
-        is_string: bool,
-        write: impl FnOnce(&mut Encoder<B>) -> Result<(), EncodeError>,
-    ) -> Result<(), WriteError> {
-        self.check_item(is_string)?;
-        let offset = self.position();
-        write(&mut self.enc).map_err(|error| WriteError::Encode { error, offset })?;
-        self.item_done();
-        Ok(())
-    }
-
-    /// Writes one whole value with `write`; rolls the buffer back if it fails midway.
-    fn whole(
+    fn item(
         &mut self,
         is_string: bool,
         write: impl FnOnce(&mut Encoder<B>) -> Result<(), EncodeError>,
