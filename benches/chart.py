@@ -50,9 +50,7 @@ def tables(text: str) -> list[tuple[str, list[str], list[list[str]]]]:
     return out
 
 
-def series(
-    text: str, heading_has: str, column_has: str, row_filter=None
-) -> dict[str, float]:
+def series(text: str, heading_has: str, column_has: str, row_filter=None) -> dict[str, float]:
     """workload -> ratio, from the bold ratio in the first column whose header contains
     `column_has`, in the first table under a heading containing `heading_has`."""
     for heading, header, rows in tables(text):

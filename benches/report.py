@@ -26,7 +26,11 @@ DECODE_PAIRS = [
     ("boltcodec-owned", "rmpv-owned", "owned: boltcodec Value vs rmpv Value"),
     ("boltcodec-serde", "rmp-serde", "serde, untagged enum cells: boltcodec vs rmp-serde"),
     ("boltcodec-typed", "rmp-typed", "serde, typed structs: boltcodec vs rmp-serde"),
-    ("boltcodec-typed-reused", "rmp-typed", "serde, typed structs, reused Deserializer: boltcodec vs rmp-serde"),
+    (
+        "boltcodec-typed-reused",
+        "rmp-typed",
+        "serde, typed structs, reused Deserializer: boltcodec vs rmp-serde",
+    ),
 ]
 ENCODE_PAIRS = [("boltcodec-owned", "rmpv-owned", "boltcodec Value vs rmpv Value")]
 
@@ -94,7 +98,9 @@ def main() -> None:
     args = ap.parse_args()
     results = load(args.criterion_dir)
     if not results:
-        raise SystemExit(f"no criterion results under {args.criterion_dir}; run `make bench-rust` first")
+        raise SystemExit(
+            f"no criterion results under {args.criterion_dir}; run `make bench-rust` first"
+        )
     section = [
         START,
         "## Rust core: PackStream vs MessagePack (criterion)",

@@ -27,22 +27,47 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fuzz" / "corpus"
 
 TARGETS = [
-    "packstream_decode", "packstream_tokens", "packstream_serde", "dechunk",
-    "message_request", "message_response", "structs", "handshake",
-    "connection_client", "connection_server", "roundtrip", "websocket",
-    "capi_interleave", "arrow",
+    "packstream_decode",
+    "packstream_tokens",
+    "packstream_serde",
+    "dechunk",
+    "message_request",
+    "message_response",
+    "structs",
+    "handshake",
+    "connection_client",
+    "connection_server",
+    "roundtrip",
+    "websocket",
+    "capi_interleave",
+    "arrow",
 ]
 
 # Request names in captures -> the op byte connection_client sends for them.
 OPS = {
-    "HELLO": 0x00, "LOGON": 0x01, "RUN": 0x02, "PULL": 0x03, "DISCARD": 0x04,
-    "BEGIN": 0x05, "COMMIT": 0x06, "ROLLBACK": 0x07, "RESET": 0x08, "GOODBYE": 0x09,
-    "ROUTE": 0x0A, "TELEMETRY": 0x0B, "LOGOFF": 0x0C,
+    "HELLO": 0x00,
+    "LOGON": 0x01,
+    "RUN": 0x02,
+    "PULL": 0x03,
+    "DISCARD": 0x04,
+    "BEGIN": 0x05,
+    "COMMIT": 0x06,
+    "ROLLBACK": 0x07,
+    "RESET": 0x08,
+    "GOODBYE": 0x09,
+    "ROUTE": 0x0A,
+    "TELEMETRY": 0x0B,
+    "LOGOFF": 0x0C,
 }
 
 # Index of each capture set's version in fuzz_common::VERSIONS.
-VERSION_INDEX = {"bolt-6.1": 0, "bolt-5.8": 2, "bolt-5.0": 9, "bolt-4.4": 11,
-                 "bolt-4.4-no-utc-patch": 10}
+VERSION_INDEX = {
+    "bolt-6.1": 0,
+    "bolt-5.8": 2,
+    "bolt-5.0": 9,
+    "bolt-4.4": 11,
+    "bolt-4.4-no-utc-patch": 10,
+}
 
 
 def parts_bytes(case, key):
@@ -86,13 +111,18 @@ def capture_seeds():
 
 
 WS_KEY = base64.b64encode(bytes([0x5A] * 16)).decode()
-WS_ACCEPT = base64.b64encode(hashlib.sha1(
-    (WS_KEY + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
-WS_REQUEST = ("GET / HTTP/1.1\r\nHost: localhost:7687\r\nUpgrade: websocket\r\n"
-              "Connection: Upgrade\r\nSec-WebSocket-Key: " + WS_KEY + "\r\n"
-              "Sec-WebSocket-Version: 13\r\n\r\n").encode()
-WS_RESPONSE = ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-               "Connection: Upgrade\r\nSec-WebSocket-Accept: " + WS_ACCEPT + "\r\n\r\n").encode()
+WS_ACCEPT = base64.b64encode(
+    hashlib.sha1((WS_KEY + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()
+).decode()
+WS_REQUEST = (
+    "GET / HTTP/1.1\r\nHost: localhost:7687\r\nUpgrade: websocket\r\n"
+    "Connection: Upgrade\r\nSec-WebSocket-Key: " + WS_KEY + "\r\n"
+    "Sec-WebSocket-Version: 13\r\n\r\n"
+).encode()
+WS_RESPONSE = (
+    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+    "Connection: Upgrade\r\nSec-WebSocket-Accept: " + WS_ACCEPT + "\r\n\r\n"
+).encode()
 
 
 def ws_frame(payload, opcode=2, fin=True, mask=None):
@@ -121,15 +151,21 @@ def ws_seeds(raw):
     yield mode(0, "server") + no_cuts + WS_REQUEST
     yield mode(1, "client") + no_cuts + WS_RESPONSE
     # The server reads the client's frames (masked), the client the server's.
-    c2s = b"".join(ws_frame(raw["C>S"][i:i + 4000], mask=b"\x01\x02\x03\x04")
-                   for i in range(0, len(raw["C>S"]), 4000))
-    s2c = b"".join(ws_frame(raw["S>C"][i:i + 4000]) for i in range(0, len(raw["S>C"]), 4000))
+    c2s = b"".join(
+        ws_frame(raw["C>S"][i : i + 4000], mask=b"\x01\x02\x03\x04")
+        for i in range(0, len(raw["C>S"]), 4000)
+    )
+    s2c = b"".join(ws_frame(raw["S>C"][i : i + 4000]) for i in range(0, len(raw["S>C"]), 4000))
     for part in (2, 3):
         yield mode(part, "server") + no_cuts + c2s
         yield mode(part, "client") + no_cuts + s2c
     # Control frames, fragments and a close.
-    extra = (ws_frame(b"ping", opcode=9, mask=b"abcd") + ws_frame(b"\x00\x00", opcode=2, fin=False, mask=b"abcd")
-             + ws_frame(b"\x00\x02", opcode=0, mask=b"abcd") + ws_frame(b"\x03\xe8bye", opcode=8, mask=b"abcd"))
+    extra = (
+        ws_frame(b"ping", opcode=9, mask=b"abcd")
+        + ws_frame(b"\x00\x00", opcode=2, fin=False, mask=b"abcd")
+        + ws_frame(b"\x00\x02", opcode=0, mask=b"abcd")
+        + ws_frame(b"\x03\xe8bye", opcode=8, mask=b"abcd")
+    )
     yield mode(2, "server") + no_cuts + extra
     yield mode(3, "server") + no_cuts + extra
 
@@ -169,8 +205,18 @@ def pull_responses(raw, messages):
 
 # capi_interleave: operations `[op] [param] [len u16] [payload]`; op % 16 is the call,
 # op // 16 the handle (see the target's doc comment).
-CAPI_SEND = {"HELLO": 0, "LOGON": 1, "RUN": 2, "PULL": 3, "DISCARD": 4, "BEGIN": 5,
-             "COMMIT": 6, "ROLLBACK": 7, "RESET": 8, "GOODBYE": 9}
+CAPI_SEND = {
+    "HELLO": 0,
+    "LOGON": 1,
+    "RUN": 2,
+    "PULL": 3,
+    "DISCARD": 4,
+    "BEGIN": 5,
+    "COMMIT": 6,
+    "ROLLBACK": 7,
+    "RESET": 8,
+    "GOODBYE": 9,
+}
 
 
 def capi_op(op, param=0, payload=b""):
@@ -180,8 +226,14 @@ def capi_op(op, param=0, payload=b""):
 def capi_vector_seed(flags, raw):
     """Decoder 0 with the case's options decodes it; decoder 1 decodes it twice in a row
     (decode_all); the values are walked."""
-    return (capi_op(0x05, flags) + capi_op(0x00, 0, raw) + capi_op(0x15, flags)
-            + capi_op(0x12, 0, raw + raw) + capi_op(0x0D) + capi_op(0x1D))
+    return (
+        capi_op(0x05, flags)
+        + capi_op(0x00, 0, raw)
+        + capi_op(0x15, flags)
+        + capi_op(0x12, 0, raw + raw)
+        + capi_op(0x0D)
+        + capi_op(0x1D)
+    )
 
 
 def capi_capture_seed(raw, messages, start, budget):
@@ -189,14 +241,14 @@ def capi_capture_seed(raw, messages, start, budget):
     then receives the responses in pieces and polls the events; dechunker 0 is fed the
     same responses (decoded by decoder 0, which copies its input)."""
     sends = [CAPI_SEND[name] for d, name, _, _ in messages if d == "C>S" and name in CAPI_SEND]
-    out = capi_op(0x09, 0, raw["S>C"][:min(start, 1000)])
+    out = capi_op(0x09, 0, raw["S>C"][: min(start, 1000)])
     out += b"".join(capi_op(0x0B, code) for code in sends[:16])
-    responses = raw["S>C"][start:start + budget]
+    responses = raw["S>C"][start : start + budget]
     for i in range(0, len(responses), 1000):
-        out += capi_op(0x09, 0, responses[i:i + 1000]) + capi_op(0x0A) * 4
+        out += capi_op(0x09, 0, responses[i : i + 1000]) + capi_op(0x0A) * 4
     out += capi_op(0x05, 4)
     for i in range(0, len(responses), 1500):
-        out += capi_op(0x07, 0, responses[i:i + 1500])
+        out += capi_op(0x07, 0, responses[i : i + 1500])
     return out
 
 

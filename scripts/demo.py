@@ -36,9 +36,7 @@ def run_step(label: str, python: Path, env_extra: dict, args: list[str]) -> dict
         frames = "|/-\\"
         i = 0
         while not done.wait(0.25):
-            sys.stderr.write(
-                f"\r  {label:<34} {frames[i % 4]} {time.monotonic() - start:5.1f} s"
-            )
+            sys.stderr.write(f"\r  {label:<34} {frames[i % 4]} {time.monotonic() - start:5.1f} s")
             sys.stderr.flush()
             i += 1
 

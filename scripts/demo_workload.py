@@ -74,9 +74,7 @@ READ_QUERY = (
     "RETURN p.id AS id, p.name AS name, p.score AS score, p.tags AS tags, "
     "p.born AS born, p.location AS location, p AS node, k AS rel ORDER BY id"
 )
-SCALARS_QUERY = (
-    "UNWIND range(1, $n) AS i RETURN i, i * 0.5 AS f, 'name-' + toString(i) AS s"
-)
+SCALARS_QUERY = "UNWIND range(1, $n) AS i RETURN i, i * 0.5 AS f, 'name-' + toString(i) AS s"
 
 #: Records per PULL, as the driver's default fetch size.
 FETCH = 1000
@@ -143,9 +141,7 @@ def floor_read(port: int, user: str, password: str, query: str, params: dict) ->
                 "bolt_agent": {"product": "boltcodec-demo-floor/0.1"},
             },
         ),
-        structure(
-            b"\x6a", {"scheme": "basic", "principal": user, "credentials": password}
-        ),
+        structure(b"\x6a", {"scheme": "basic", "principal": user, "credentials": password}),
     )
     summary()
     summary()
@@ -189,14 +185,10 @@ def codec_in_use() -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument(
-        "--port", type=int, default=int(os.environ.get("NEO4J_BOLT_PORT", "7687"))
-    )
+    ap.add_argument("--port", type=int, default=int(os.environ.get("NEO4J_BOLT_PORT", "7687")))
     ap.add_argument("--user", default=os.environ.get("NEO4J_USER", "neo4j"))
     ap.add_argument("--password", default=os.environ.get("NEO4J_PASSWORD", "password"))
-    ap.add_argument(
-        "--run", default="demo", help="a tag that keeps this run's nodes apart"
-    )
+    ap.add_argument("--run", default="demo", help="a tag that keeps this run's nodes apart")
     ap.add_argument("--nodes", type=int, default=100_000)
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument(
@@ -216,17 +208,13 @@ def main() -> None:
         params = {"n": args.scalars}
         t0 = time.perf_counter()
         if args.floor:
-            rows = floor_read(
-                args.port, args.user, args.password, SCALARS_QUERY, params
-            )
+            rows = floor_read(args.port, args.user, args.password, SCALARS_QUERY, params)
             digest = "-"
         else:
             import neo4j
 
             uri = f"bolt://127.0.0.1:{args.port}"
-            with neo4j.GraphDatabase.driver(
-                uri, auth=(args.user, args.password)
-            ) as driver:
+            with neo4j.GraphDatabase.driver(uri, auth=(args.user, args.password)) as driver:
                 t0 = time.perf_counter()
                 records, _, _ = driver.execute_query(SCALARS_QUERY, params)
                 read_s = time.perf_counter() - t0
@@ -253,16 +241,12 @@ def main() -> None:
         driver.execute_query(
             "CREATE INDEX demo_run_id IF NOT EXISTS FOR (p:DemoPerson) ON (p.run, p.id)"
         )
-        driver.execute_query(
-            "MATCH (p:DemoPerson {run: $run}) DETACH DELETE p", run=args.run
-        )
+        driver.execute_query("MATCH (p:DemoPerson {run: $run}) DETACH DELETE p", run=args.run)
 
         t0 = time.perf_counter()
         for start in range(0, args.nodes, args.batch):
             batch = rows_for(args.run, start, min(args.batch, args.nodes - start))
-            driver.execute_query(
-                "UNWIND $rows AS r CREATE (p:DemoPerson) SET p = r", rows=batch
-            )
+            driver.execute_query("UNWIND $rows AS r CREATE (p:DemoPerson) SET p = r", rows=batch)
         write_s = time.perf_counter() - t0
 
         driver.execute_query(
@@ -283,9 +267,7 @@ def main() -> None:
             read_s = time.perf_counter() - t0
             rows, digest = digest_rows(records)
 
-        driver.execute_query(
-            "MATCH (p:DemoPerson {run: $run}) DETACH DELETE p", run=args.run
-        )
+        driver.execute_query("MATCH (p:DemoPerson {run: $run}) DETACH DELETE p", run=args.run)
 
     report(
         args,
@@ -297,9 +279,7 @@ def main() -> None:
     )
 
 
-def report(
-    args, codec: str, write_s: float, rows: int, read_s: float, digest: str
-) -> None:
+def report(args, codec: str, write_s: float, rows: int, read_s: float, digest: str) -> None:
     """Print the run's one JSON line."""
     import neo4j
 

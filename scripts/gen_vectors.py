@@ -865,9 +865,7 @@ def decode_only_cases():
         h("d1 00 80") + b"c" * 128,
     )
     gms = "Größenmaßstäbe".encode()
-    add(
-        "string 'Größenmaßstäbe' as STRING_16", S("Größenmaßstäbe"), h("d1 00 12") + gms
-    )
+    add("string 'Größenmaßstäbe' as STRING_16", S("Größenmaßstäbe"), h("d1 00 12") + gms)
     add(
         "string 'Größenmaßstäbe' as STRING_32",
         S("Größenmaßstäbe"),
@@ -939,8 +937,7 @@ def decode_only_cases():
     add(
         "map 16 entries as MAP_16",
         MG(16, 2, N()),
-        h("d9 00 10")
-        + b"".join(b"\x82" + f"{i:02d}".encode() + b"\xc0" for i in range(16)),
+        h("d9 00 10") + b"".join(b"\x82" + f"{i:02d}".encode() + b"\xc0" for i in range(16)),
     )
     add(
         "map {'one': 'eins'} all non-minimal",
@@ -959,9 +956,7 @@ def decode_only_cases():
         M(("a", I(1))),
         h("a1 81 61 cb 00 00 00 00 00 00 00 01"),
     )
-    add(
-        "struct field non-minimal", ST(0x4E, I(1), S("x")), h("b2 4e c9 00 01 d0 01 78")
-    )
+    add("struct field non-minimal", ST(0x4E, I(1), S("x")), h("b2 4e c9 00 01 d0 01 78"))
     add(
         "nested non-minimal containers",
         L(S("a"), M(), L(I(1))),
@@ -1008,9 +1003,7 @@ def invalid_cases():
     out = []
 
     def add(name, data, kind, offset, options=None, limits=None, driver_accepts=False):
-        out.append(
-            (name, data, (kind, offset), options or {}, limits or {}, driver_accepts)
-        )
+        out.append((name, data, (kind, offset), options or {}, limits or {}, driver_accepts))
 
     # Reserved markers, alone, nested, and followed by bytes.
     for m in RESERVED:
@@ -1271,9 +1264,7 @@ def invalid_cases():
     )
     add("string claims 3 bytes, invalid utf-8 present", h("83 80"), "unexpected_end", 0)
     add("inner list short, outer fine", h("92 93 01 01"), "unexpected_end", 1)
-    add(
-        "second item missing after a complete first", h("92 c8 05"), "unexpected_end", 0
-    )
+    add("second item missing after a complete first", h("92 c8 05"), "unexpected_end", 0)
     add("map value missing", h("a1 83 6f 6e 65"), "unexpected_end", 0)
     add("struct tag missing", h("b0"), "unexpected_end", 0)
     add("struct field missing", h("b1 4e"), "unexpected_end", 0)
@@ -1668,13 +1659,9 @@ def build():
             assert got == expected, f"{name}: hand-written {expected}, reference {got}"
         kind, offset = got
         if driver_accepts:
-            assert not driver_fails(data, options), (
-                f"{name}: expected the driver to accept it"
-            )
+            assert not driver_fails(data, options), f"{name}: expected the driver to accept it"
         else:
-            assert driver_fails(data, options), (
-                f"{name}: the driver accepts {data.hex()}"
-            )
+            assert driver_fails(data, options), f"{name}: the driver accepts {data.hex()}"
         case = with_opts({"name": new_name(name)}, options, limits)
         case.update(bytes_field("hex", data))
         case["error"] = kind
@@ -1766,9 +1753,7 @@ def render(doc):
         if key == "notes":
             lines.append(f' "{key}": [')
             for i, note in enumerate(doc[key]):
-                lines.append(
-                    "  " + dumps(note) + ("," if i < len(doc[key]) - 1 else "")
-                )
+                lines.append("  " + dumps(note) + ("," if i < len(doc[key]) - 1 else ""))
             lines.append(" ],")
         else:
             lines.append(f' "{key}": {dumps(doc[key])},')

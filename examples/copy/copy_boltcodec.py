@@ -21,7 +21,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 from _cli import main, pipeline
 from asyncio_client import Client, Neo4jError
-
 from boltcodec.bolt import Pull, Run
 
 

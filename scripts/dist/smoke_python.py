@@ -77,9 +77,8 @@ def check_vectors(path: Path) -> int:
 
 def check_dropin(version: str) -> dict:
     """Import the driver and return the drop-in's status, failing unless it is all on."""
-    import neo4j
-
     import boltcodec.dropin
+    import neo4j
 
     if neo4j.__version__ != version:
         _fail(f"neo4j {neo4j.__version__} imported, {version} expected")

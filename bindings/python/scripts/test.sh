@@ -39,6 +39,12 @@ if [ "${1:-}" = "--suites" ]; then # run by with-neo4j.sh below, after the build
 fi
 
 "$PKG/scripts/install.sh"
+# Style first: ruff's formatter and linter over every Python file in the repository (the
+# wheel's package by bindings/python/pyproject.toml, everything else by the root ruff.toml).
+git -C "$ROOT" ls-files -z '*.py' '*.pyi' | (cd "$ROOT" && xargs -0 .venv/bin/ruff format --check --quiet) ||
+  { echo "test.sh: ruff format would change the files above" >&2; exit 1; }
+git -C "$ROOT" ls-files -z '*.py' '*.pyi' | (cd "$ROOT" && xargs -0 .venv/bin/ruff check --quiet) ||
+  { echo "test.sh: ruff check failed" >&2; exit 1; }
 LOG="$(mktemp)"
 PYTEST_LOG="$(mktemp)"
 export PYTEST_LOG

@@ -54,9 +54,7 @@ class Bolt:
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # magic, then Bolt 5.8 only
-        self.sock.sendall(
-            bytes.fromhex("6060B017") + bytes.fromhex("00000805") + bytes(12)
-        )
+        self.sock.sendall(bytes.fromhex("6060B017") + bytes.fromhex("00000805") + bytes(12))
         assert self._recv_exact(4) == bytes.fromhex("00000805"), "Bolt 5.8 refused"
         self.dechunker = boltcodec.Dechunker()
         self.pending: list[bytes] = []
@@ -66,9 +64,7 @@ class Bolt:
             "bolt_agent": {"product": "boltcodec/0.1"},
         }
         self.send(S(b"\x01", hello))
-        self.send(
-            S(b"\x6a", {"scheme": "basic", "principal": user, "credentials": password})
-        )
+        self.send(S(b"\x6a", {"scheme": "basic", "principal": user, "credentials": password}))
         self.summary()
         self.summary()
 
@@ -147,12 +143,8 @@ def variant_to_df(rows: int) -> int:
     import neo4j
 
     port, user, password = env()
-    with neo4j.GraphDatabase.driver(
-        f"bolt://127.0.0.1:{port}", auth=(user, password)
-    ) as driver:
-        df = driver.execute_query(
-            QUERY, rows=rows, result_transformer_=neo4j.Result.to_df
-        )
+    with neo4j.GraphDatabase.driver(f"bolt://127.0.0.1:{port}", auth=(user, password)) as driver:
+        df = driver.execute_query(QUERY, rows=rows, result_transformer_=neo4j.Result.to_df)
     return len(df)
 
 
@@ -247,9 +239,7 @@ def main() -> None:
     )
     print(f"{'variant':16} {'wall s':>8} {'x floor':>8} {'client CPU s':>13}")
     for name, res in best.items():
-        print(
-            f"{name:16} {res['wall']:8.3f} {res['wall'] / floor:8.2f} {res['cpu']:13.3f}"
-        )
+        print(f"{name:16} {res['wall']:8.3f} {res['wall'] / floor:8.2f} {res['cpu']:13.3f}")
 
 
 if __name__ == "__main__":
