@@ -5,17 +5,20 @@
 //! an instance `__dict__` holding its keys) and every hydrated date, time or point alive
 //! until the caller is done; each is a container the cyclic GC tracks, and every full
 //! collection walks them all: on 1,000,000 rows that walk is a large share of the read.
-//! None of these objects can be part of a reference cycle (nothing the driver makes
-//! points back at a record or at a temporal or spatial value), so once built they are
-//! untracked, as CPython itself untracks tuples and dicts that hold only atomic values.
-//! Reference counting frees them as before. A dict that later gets a container put into
-//! it is tracked again by CPython; a caller who hangs a cycle on such an object through
-//! its attributes would keep that cycle alive (not collected), never crash.
+//! Nothing the driver makes points back at a record or at a temporal or spatial value,
+//! so once built they are untracked, as CPython itself untracks tuples and dicts that
+//! hold only atomic values; a record only when its values are all such leaves (see
+//! [`crate::ffi::never_leads_back`]): a record holding a list, a dict or a node stays
+//! tracked, since a caller may put the record (or what holds it) into that list, and
+//! the cycle must still be collected. Reference counting frees them as before. A dict
+//! that later gets a container put into it is tracked again by CPython; a caller who
+//! hangs a cycle on a leaf through its attributes would keep that cycle alive (not
+//! collected), never crash.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
-use crate::ffi::untrack;
+use crate::ffi::{untrack, untrack_if_leaves};
 use pyo3::types::{PyDict, PyTuple, PyType};
 
 /// `tuple.__new__(cls, values)` with `_Record__keys = keys`, untracked with its
@@ -37,7 +40,11 @@ fn make_record<'py>(
     if let Ok(dict) = record.getattr(pyo3::intern!(py, "__dict__")) {
         untrack(&dict);
     }
-    untrack(&record);
+    // Tracked, as CPython keeps a tuple tracked, when a value may lead back to it: a
+    // list, a dict, a node (a caller may append the record to a list it holds).
+    if let Ok(items) = record.cast::<PyTuple>() {
+        untrack_if_leaves(&record, items.iter());
+    }
     Ok(record)
 }
 
