@@ -21,8 +21,9 @@ use pyo3::sync::PyOnceLock;
 use crate::ffi::{untrack, untrack_if_leaves};
 use pyo3::types::{PyDict, PyTuple, PyType};
 
-/// `tuple.__new__(cls, values)` with `_Record__keys = keys`, untracked with its
-/// `__dict__`: the record every release's `Record.__new__` / `Record._new` makes.
+/// `tuple.__new__(cls, values)` with `_Record__keys = keys`, its `__dict__` untracked
+/// and the record too when its values are all leaves: the record every release's
+/// `Record.__new__` / `Record._new` makes.
 fn make_record<'py>(
     cls: &Bound<'py, PyType>,
     keys: Bound<'py, PyTuple>,
@@ -50,7 +51,7 @@ fn make_record<'py>(
 
 /// ``Record.__new__`` of the driver releases before 6.2, which build each row with
 /// ``Record(zip(keys, values))``: called with one exact ``zip`` object, the pairs are
-/// read natively and the record made as ``Record.__new__`` makes it (and untracked, see
+/// read natively and the record made as ``Record.__new__`` makes it (untracked as
 /// above); any other call goes to the release's own ``__new__`` (``original``), and so
 /// does a zip whose items are not pairs (with the items read so far put back in front),
 /// so every error is the release's own.
@@ -150,7 +151,8 @@ impl RecordNew {
 
 /// ``Record._new(keys, values)`` of the driver (6.2 on), built natively: the record is
 /// ``tuple.__new__(cls, values)`` with ``_Record__keys = tuple(keys)``, exactly as the
-/// driver's classmethod makes it, then the record and its ``__dict__`` are untracked.
+/// driver's classmethod makes it, then its ``__dict__`` is untracked, and the record too
+/// when its values are all leaves (see the module documentation).
 /// Installed by ``boltcodec._records`` as ``classmethod(record_new)`` only after it gave
 /// the same records and errors as the release's own ``_new``.
 ///
