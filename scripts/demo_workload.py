@@ -2,8 +2,9 @@
 
 Run in its own process per codec, so that the codec choice (pure Python, boltcodec via
 its import hook, or neo4j-rust-ext in its own venv) is fixed before the driver is
-imported. Prints one JSON line: timings, row counts, and a digest of everything read, so
-the runs can be checked to agree.
+imported. Prints one JSON line: timings (the read's wall clock and this process's CPU
+time over it, and the cyclic GC's collections in it per generation: count and seconds),
+row counts, and a digest of everything read, so the runs can be checked to agree.
 
     python scripts/demo_workload.py --port 7687 --run pure --nodes 100000
 
@@ -26,6 +27,10 @@ import json
 import os
 import sys
 import time
+import typing
+
+if typing.TYPE_CHECKING:
+    from typing import Self
 
 
 def rows_for(run: str, start: int, count: int) -> list[dict]:
@@ -80,12 +85,21 @@ SCALARS_QUERY = "UNWIND range(1, $n) AS i RETURN i, i * 0.5 AS f, 'name-' + toSt
 FETCH = 1000
 
 
-def floor_read(port: int, user: str, password: str, query: str, params: dict) -> int:
+def floor_read(
+    port: int,
+    user: str,
+    password: str,
+    query: str,
+    params: dict,
+    keep: list | None = None,
+) -> int:
     """The raw floor: ``query`` read from a bare socket, every message decoded by
     ``boltcodec.Dechunker.feed_messages`` (structures left as ``Structure``), no driver.
 
     Speaks Bolt 5.x as the driver does (HELLO, LOGON, RUN, PULL of ``FETCH`` records at
-    a time); returns the number of records.
+    a time); returns the number of records. The rows are dropped as they are counted,
+    unless ``keep`` is a list: then each RECORD's row (its decoded field list) is
+    appended to it, as a caller keeping the result would.
     """
     import socket
 
@@ -127,6 +141,8 @@ def floor_read(port: int, user: str, password: str, query: str, params: dict) ->
             tag, fields = queue.pop()
             if tag == 0x71:  # RECORD
                 summary.records += 1
+                if keep is not None:
+                    keep.append(fields[0])
                 continue
             if tag != 0x70:  # not SUCCESS
                 raise SystemExit(f"floor: server replied {tag:#x} {fields}")
@@ -152,6 +168,55 @@ def floor_read(port: int, user: str, password: str, query: str, params: dict) ->
     sock.sendall(b"\x00\x02\xb0\x02\x00\x00")  # GOODBYE
     sock.close()
     return summary.records
+
+
+class GcClock:
+    """Counts the cyclic GC's collections and their time while it is installed.
+
+    ``gc.callbacks`` is told of every collection's start and stop; per generation the
+    count and the seconds (``time.process_time``) are summed. Installed around the read
+    only, and removed after it.
+    """
+
+    def __init__(self) -> None:
+        self.count = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            gen = info["generation"]
+            self.count[gen] += 1
+            self.seconds[gen] += time.process_time() - self._started
+
+    def __enter__(self) -> Self:
+        import gc
+
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        gc.callbacks.remove(self)
+
+
+class Stopwatch:
+    """Times one read: wall clock (``wall``), this process's CPU time (``cpu``, user and
+    system) and the cyclic GC's collections within it (``gc``, a :class:`GcClock`)."""
+
+    def __enter__(self) -> Self:
+        self.gc = GcClock().__enter__()
+        self._wall = time.perf_counter()
+        self._cpu = time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu = time.process_time() - self._cpu
+        self.wall = time.perf_counter() - self._wall
+        self.gc.__exit__()
 
 
 def peak_rss_mib() -> float:
@@ -206,30 +271,27 @@ def main() -> None:
 
     if args.scalars:
         params = {"n": args.scalars}
-        t0 = time.perf_counter()
         if args.floor:
-            rows = floor_read(args.port, args.user, args.password, SCALARS_QUERY, params)
+            with Stopwatch() as read:
+                rows = floor_read(args.port, args.user, args.password, SCALARS_QUERY, params)
             digest = "-"
         else:
             import neo4j
 
             uri = f"bolt://127.0.0.1:{args.port}"
             with neo4j.GraphDatabase.driver(uri, auth=(args.user, args.password)) as driver:
-                t0 = time.perf_counter()
-                records, _, _ = driver.execute_query(SCALARS_QUERY, params)
-                read_s = time.perf_counter() - t0
+                with Stopwatch() as read:
+                    records, _, _ = driver.execute_query(SCALARS_QUERY, params)
                 h = hashlib.sha256()
                 for r in records:
                     h.update(repr(tuple(r)).encode())
                 rows, digest = len(records), h.hexdigest()[:16]
-        if args.floor:
-            read_s = time.perf_counter() - t0
         report(
             args,
             "raw floor" if args.floor else codec_in_use(),
             0.0,
             rows,
-            read_s,
+            read,
             digest,
         )
         return
@@ -256,15 +318,14 @@ def main() -> None:
             run=args.run,
         )
 
-        t0 = time.perf_counter()
         if args.floor:
             params = {"run": args.run}
-            rows = floor_read(args.port, args.user, args.password, READ_QUERY, params)
-            read_s = time.perf_counter() - t0
+            with Stopwatch() as read:
+                rows = floor_read(args.port, args.user, args.password, READ_QUERY, params)
             digest = "-"
         else:
-            records, _, _ = driver.execute_query(READ_QUERY, run=args.run)
-            read_s = time.perf_counter() - t0
+            with Stopwatch() as read:
+                records, _, _ = driver.execute_query(READ_QUERY, run=args.run)
             rows, digest = digest_rows(records)
 
         driver.execute_query("MATCH (p:DemoPerson {run: $run}) DETACH DELETE p", run=args.run)
@@ -274,12 +335,12 @@ def main() -> None:
         "raw floor" if args.floor else codec_in_use(),
         write_s,
         rows,
-        read_s,
+        read,
         digest,
     )
 
 
-def report(args, codec: str, write_s: float, rows: int, read_s: float, digest: str) -> None:
+def report(args, codec: str, write_s: float, rows: int, read: Stopwatch, digest: str) -> None:
     """Print the run's one JSON line."""
     import neo4j
 
@@ -291,7 +352,10 @@ def report(args, codec: str, write_s: float, rows: int, read_s: float, digest: s
             "nodes": args.nodes,
             "write_s": write_s,
             "rows": rows,
-            "read_s": read_s,
+            "read_s": read.wall,
+            "cpu_s": read.cpu,
+            "gc_count": read.gc.count,
+            "gc_s": read.gc.seconds,
             "digest": digest,
             "peak_rss_mib": peak_rss_mib(),
         },

@@ -12,8 +12,10 @@ Two workloads, each run in its own process per column (scripts/demo_workload.py)
 Columns: the pure-Python driver, the driver with neo4j-rust-ext (its own venv), the
 driver with boltcodec (codec, receive path and native hydration), and the raw floor (the
 same query read from a bare socket and decoded by boltcodec, no driver). Every column's
-best read time over the rounds is reported, with the peak RSS of that process. The
-driver columns must read identical results (same digest).
+best read time over the rounds is reported, with the peak RSS of that process, and that
+read's client CPU (the reading process's user + system time over the read) with the
+cyclic GC's full collections in it, since on a shared machine the wall clock moves with
+the load. The driver columns must read identical results (same digest).
 
     NEO4J_BOLT_PORT=... python benches/python/driver_e2e.py [--rounds 3] [--update FILE]
 
@@ -81,6 +83,7 @@ def main() -> None:
     }
     best: dict[tuple[str, str], dict] = {}
     started = time.time()
+    load_start = os.getloadavg()[0]
     for r in range(args.rounds):
         for wl, wl_args in workloads.items():
             for label, python, env, extra in cols:
@@ -90,7 +93,9 @@ def main() -> None:
                     best[key] = res
                 sys.stderr.write(
                     f"round {r + 1}/{args.rounds} {wl:<8} {label:<20} "
-                    f"read {res['read_s']:7.2f} s  peak RSS {res['peak_rss_mib']:6.0f} MiB\n"
+                    f"read {res['read_s']:7.2f} s  client CPU {res['cpu_s']:6.2f} s "
+                    f"(full GC {res['gc_count'][2]} x, {res['gc_s'][2]:5.2f} s)  "
+                    f"peak RSS {res['peak_rss_mib']:6.0f} MiB  load {os.getloadavg()[0]:.1f}\n"
                 )
 
     labels = [c[0] for c in cols]
@@ -126,6 +131,24 @@ def main() -> None:
         if len(digests) != 1 or len(rows) != 1:
             raise SystemExit(f"driver_e2e: the columns disagree on what {wl} read")
     lines += [
+        "",
+        "Client CPU of those reads (this process's user + system time over the read, "
+        "seconds), of which the cyclic GC's full collections (count, seconds):",
+        "",
+        "| workload | " + " | ".join(labels) + " |",
+        "| --- | " + " | ".join("---:" for _ in labels) + " |",
+    ]
+    for wl in workloads:
+        cells = [
+            f"{best[(wl, label)]['cpu_s']:.2f} s (full GC {best[(wl, label)]['gc_count'][2]}"
+            f" x, {best[(wl, label)]['gc_s'][2]:.2f} s)"
+            for label in labels
+        ]
+        lines.append(f"| {wl} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"Load average (1 min) at the start and the end of the run: {load_start:.1f}, "
+        f"{os.getloadavg()[0]:.1f}.",
         "",
         "codec reported: "
         + ", ".join(f"{label}: {best[('demo', label)]['codec']}" for label in labels)

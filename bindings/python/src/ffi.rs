@@ -444,3 +444,35 @@ pub(crate) fn untrack(obj: &Bound<'_, PyAny>) {
         }
     }
 }
+
+/// Whether `obj` can be an item of an untracked container without ever hiding a
+/// reference cycle from the cyclic GC: an object the GC does not manage (`int`, `str`,
+/// `float`, `bytes`, ...), or one it does not track and that cannot start tracking again
+/// (an untracked leaf: a date, a point, a label set, an exact tuple of such values).
+///
+/// Not a list (every finished list is tracked), nor a dict, even an untracked one:
+/// CPython tracks a dict again when a container is put into it, and an untracked record
+/// or properties dict holding it would then hide a cycle through it (CPython itself never
+/// untracks a tuple that holds a dict, for the same reason).
+pub(crate) fn never_leads_back(obj: &Bound<'_, PyAny>) -> bool {
+    let ptr = obj.as_ptr();
+    // SAFETY: `ptr` is a live object (borrowed by `obj`) and the GIL is held; these only
+    // read its type flags and GC header.
+    unsafe {
+        ffi::PyObject_IS_GC(ptr) == 0
+            || (ffi::PyObject_GC_IsTracked(ptr) == 0 && ffi::PyDict_Check(ptr) == 0)
+    }
+}
+
+/// [`untrack`]s `container` if every one of `items` (its contents) satisfies
+/// [`never_leads_back`], as CPython untracks a tuple or dict whose items are all atomic;
+/// otherwise it stays tracked, so that a cycle a caller later builds through one of its
+/// mutable items (a list value, say) is still collected.
+pub(crate) fn untrack_if_leaves<'py>(
+    container: &Bound<'py, PyAny>,
+    mut items: impl Iterator<Item = Bound<'py, PyAny>>,
+) {
+    if items.all(|item| never_leads_back(&item)) {
+        untrack(container);
+    }
+}

@@ -19,10 +19,11 @@
 //!
 //! Which builder serves which tag, and with how many fields, is one table ([`KINDS`]);
 //! the builders read their fields through [`Fields`]. Dates, times, datetimes,
-//! durations, points and paths are leaves (nothing points back at them), so they are
-//! built untracked by the cyclic GC (see `record.rs`), and so are the properties dicts
-//! and label sets of nodes and relationships; the entities themselves, which their graph
-//! points back at, stay tracked.
+//! durations and points are leaves (nothing points back at them), so they are built
+//! untracked by the cyclic GC (see `record.rs`), and so are the label sets of nodes and
+//! relationships and their properties dicts when those hold no list; the entities
+//! themselves, which their graph points back at, paths (which hold entities), and
+//! properties dicts holding a list (which a caller may change) stay tracked.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +32,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyTuple};
 
-use crate::ffi::untrack;
+use crate::ffi::{untrack, untrack_if_leaves};
 use crate::structure::Structure;
 
 /// Proleptic Gregorian ordinal of 1970-01-01 (0001-01-01 is 1), the epoch of Bolt dates.
@@ -459,9 +460,10 @@ impl GraphKit {
         id: &Bound<'py, PyAny>,
         properties: Bound<'py, PyDict>,
     ) -> PyResult<()> {
-        // The properties dict is a leaf (nothing points back at it): CPython tracks it
-        // again if a later merge puts a container into it.
-        untrack(&properties);
+        // Nothing the driver makes points back at a properties dict: it is untracked
+        // when its values are all leaves (no list), as CPython untracks a dict of atomic
+        // values, and tracked again by CPython if a later merge puts a container into it.
+        untrack_if_leaves(&properties, properties.values().iter());
         obj.setattr(pyo3::intern!(py, "_graph"), self.graph.bind(py))?;
         obj.setattr(pyo3::intern!(py, "_element_id"), element_id)?;
         obj.setattr(pyo3::intern!(py, "_id"), id)?;
@@ -496,7 +498,9 @@ impl GraphKit {
                 if p.is_truthy()? {
                     let mine = existing.getattr(pyo3::intern!(py, "_properties"))?;
                     mine.call_method1(pyo3::intern!(py, "update"), (p,))?;
-                    untrack(&mine);
+                    if let Ok(d) = mine.cast::<PyDict>() {
+                        untrack_if_leaves(d, d.values().iter());
+                    }
                 }
             }
             return Ok(Some(existing));
@@ -1150,7 +1154,8 @@ impl Hydrator {
             pyo3::intern!(py, "_relationships"),
             PyTuple::new(py, walked)?,
         )?;
-        untrack(&obj);
+        // A path stays tracked: it holds nodes, whose list properties a caller may point
+        // back at the path.
         Ok(Some(obj))
     }
 

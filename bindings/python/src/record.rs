@@ -5,21 +5,25 @@
 //! an instance `__dict__` holding its keys) and every hydrated date, time or point alive
 //! until the caller is done; each is a container the cyclic GC tracks, and every full
 //! collection walks them all: on 1,000,000 rows that walk is a large share of the read.
-//! None of these objects can be part of a reference cycle (nothing the driver makes
-//! points back at a record or at a temporal or spatial value), so once built they are
-//! untracked, as CPython itself untracks tuples and dicts that hold only atomic values.
-//! Reference counting frees them as before. A dict that later gets a container put into
-//! it is tracked again by CPython; a caller who hangs a cycle on such an object through
-//! its attributes would keep that cycle alive (not collected), never crash.
+//! Nothing the driver makes points back at a record or at a temporal or spatial value,
+//! so once built they are untracked, as CPython itself untracks tuples and dicts that
+//! hold only atomic values; a record only when its values are all such leaves (see
+//! [`crate::ffi::never_leads_back`]): a record holding a list, a dict or a node stays
+//! tracked, since a caller may put the record (or what holds it) into that list, and
+//! the cycle must still be collected. Reference counting frees them as before. A dict
+//! that later gets a container put into it is tracked again by CPython; a caller who
+//! hangs a cycle on a leaf through its attributes would keep that cycle alive (not
+//! collected), never crash.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
-use crate::ffi::untrack;
+use crate::ffi::{untrack, untrack_if_leaves};
 use pyo3::types::{PyDict, PyTuple, PyType};
 
-/// `tuple.__new__(cls, values)` with `_Record__keys = keys`, untracked with its
-/// `__dict__`: the record every release's `Record.__new__` / `Record._new` makes.
+/// `tuple.__new__(cls, values)` with `_Record__keys = keys`, its `__dict__` untracked
+/// and the record too when its values are all leaves: the record every release's
+/// `Record.__new__` / `Record._new` makes.
 fn make_record<'py>(
     cls: &Bound<'py, PyType>,
     keys: Bound<'py, PyTuple>,
@@ -37,13 +41,17 @@ fn make_record<'py>(
     if let Ok(dict) = record.getattr(pyo3::intern!(py, "__dict__")) {
         untrack(&dict);
     }
-    untrack(&record);
+    // Tracked, as CPython keeps a tuple tracked, when a value may lead back to it: a
+    // list, a dict, a node (a caller may append the record to a list it holds).
+    if let Ok(items) = record.cast::<PyTuple>() {
+        untrack_if_leaves(&record, items.iter());
+    }
     Ok(record)
 }
 
 /// ``Record.__new__`` of the driver releases before 6.2, which build each row with
 /// ``Record(zip(keys, values))``: called with one exact ``zip`` object, the pairs are
-/// read natively and the record made as ``Record.__new__`` makes it (and untracked, see
+/// read natively and the record made as ``Record.__new__`` makes it (untracked as
 /// above); any other call goes to the release's own ``__new__`` (``original``), and so
 /// does a zip whose items are not pairs (with the items read so far put back in front),
 /// so every error is the release's own.
@@ -143,7 +151,8 @@ impl RecordNew {
 
 /// ``Record._new(keys, values)`` of the driver (6.2 on), built natively: the record is
 /// ``tuple.__new__(cls, values)`` with ``_Record__keys = tuple(keys)``, exactly as the
-/// driver's classmethod makes it, then the record and its ``__dict__`` are untracked.
+/// driver's classmethod makes it, then its ``__dict__`` is untracked, and the record too
+/// when its values are all leaves (see the module documentation).
 /// Installed by ``boltcodec._records`` as ``classmethod(record_new)`` only after it gave
 /// the same records and errors as the release's own ``_new``.
 ///

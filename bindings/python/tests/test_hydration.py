@@ -755,9 +755,10 @@ def test_status_reports_the_hydration_level_after_a_result() -> None:
 
 
 def test_leaves_are_untracked_by_the_gc_and_entities_stay_tracked() -> None:
-    """Dates, times, points, durations, paths, properties and labels cannot be part of a
-    cycle and are built untracked; nodes and relationships (their graph points back at
-    them) stay tracked, so the graph's cycles are still collected."""
+    """Dates, times, points, durations, labels and properties without lists cannot be
+    part of a cycle and are built untracked; nodes and relationships (their graph points
+    back at them), paths (they hold entities) and properties holding a list (a caller
+    may change it) stay tracked, so the graph's cycles are still collected."""
     import gc
     import weakref
 
@@ -775,15 +776,52 @@ def test_leaves_are_untracked_by_the_gc_and_entities_stay_tracked() -> None:
     rel = h(S(b"R", 2, 1, 3, "T", {"d": leaves[0]}, "5:x:2", "4:x:1", "4:x:3"))
     path = h(S(b"P", [node, rel.end_node], [h(S(b"r", 2, "T", {}, "5:x:2"))], [1, 1]))
     assert h.counts == (10, 1)
-    for v in [*leaves, node._labels, node._properties, rel._properties, path]:
+    for v in [*leaves, node._labels, rel._properties]:
         assert not gc.is_tracked(v), v
-    assert gc.is_tracked(node)
-    assert gc.is_tracked(rel)
+    for v in [node, rel, node._properties, path]:
+        assert gc.is_tracked(v), v
     # The graph's cycles (graph -> node -> graph) are still collected.
     graph = weakref.ref(scope.get_graph())
     del scope, h, node, rel, path, v
     gc.collect()
     assert graph() is None
+
+
+def test_a_cycle_through_a_list_property_of_a_node_was_never_collected() -> None:
+    """Regression: properties dicts were untracked whatever they held, so a cycle a
+    caller built through a list property (node -> properties -> list -> node) was kept
+    forever; the pure driver collects it."""
+    import gc
+    import weakref
+
+    for merged in (False, True):
+        _scope, h = native_scope(HANDLERS[-1][1])
+        node = h(S(b"N", 1, ["A"], {"d": h(S(b"D", 1))} if merged else {"tags": [1]}, "4:x:1"))
+        if merged:  # the second sighting brings the list: merged into the first's dict
+            h(S(b"N", 1, ["A"], {"tags": [1]}, "4:x:1"))
+        assert h.counts[1] == 0  # all built natively
+        node["tags"].append(node)
+        ref = weakref.ref(node)
+        del node, h, _scope
+        gc.collect()
+        assert ref() is None, merged
+
+
+def test_a_cycle_through_a_path_was_never_collected() -> None:
+    """Regression: paths were untracked, so a cycle through one (path -> node ->
+    properties -> list -> path) was kept forever; the pure driver collects it."""
+    import gc
+    import weakref
+
+    _scope, h = native_scope(HANDLERS[-1][1])
+    node = h(S(b"N", 1, ["A"], {"tags": [1]}, "4:x:1"))
+    path = h(S(b"P", [node], [], []))
+    assert h.counts == (2, 0)  # both built natively
+    node["tags"].append(path)
+    ref = weakref.ref(path)
+    del node, path, h, _scope
+    gc.collect()
+    assert ref() is None
 
 
 @pytest.mark.parametrize(("name", "handler"), HANDLERS, ids=HANDLER_IDS)

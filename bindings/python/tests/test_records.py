@@ -110,11 +110,13 @@ def test_a_record_from_a_zip_is_native_and_untracked_before_6_2() -> None:
     _records.install()
     if type(vars(Record)["__new__"].__func__) is not _native.RecordNew:
         pytest.skip("6.2 on: rows are built with Record._new")
-    r = Record(zip(("a", "b"), [1, [2]]))
-    assert r["b"] == [2]
+    r = Record(zip(("a", "b"), [1, "x"]))
+    assert r["b"] == "x"
     assert r.keys() == ["a", "b"]
     assert not gc.is_tracked(r)
     assert not gc.is_tracked(vars(r))
+    # A record holding a list stays tracked (a caller may put the record into it).
+    assert gc.is_tracked(Record(zip(("a", "b"), [1, [2]])))
     # What the release's __new__ builds stays tracked as it always was.
     assert gc.is_tracked(Record([("a", [1])]))
 
@@ -146,7 +148,9 @@ def test_native_records_equal_the_drivers_and_are_not_tracked_by_the_gc() -> Non
             assert list(r.keys()) == list(keys)
             assert [canon(v) for v in r.values()] == [canon(v) for v in values]
             assert repr(r) == repr(drivers(keys, values))
-            assert not gc.is_tracked(r)
+            # Untracked only when no value can lead back to it (no list or dict).
+            leaves = not any(isinstance(v, (list, dict)) for v in values)
+            assert gc.is_tracked(r) is not leaves, (keys, values)
             assert not gc.is_tracked(vars(r))
 
 
@@ -174,3 +178,59 @@ def test_a_record_given_a_container_attribute_is_tracked_again_through_its_dict(
     r = _native.record_new(Record, ("a",), [1])
     r.extra = [1]
     assert gc.is_tracked(vars(r))
+
+
+def _collected_after_a_cycle_through(make_record: t.Callable[[list], t.Any]) -> bool:
+    """Build a record holding a list, put into that list an object that holds the
+    record (a cycle only the GC can free), drop both; tell whether the GC freed it."""
+    import weakref
+
+    class Holder:
+        pass
+
+    record = make_record([1, 2])
+    holder = Holder()
+    holder.record = record
+    record["l"].append(holder)
+    ref = weakref.ref(holder)
+    del holder, record
+    gc.collect()
+    return ref() is None
+
+
+def test_a_cycle_through_a_list_in_a_native_record_was_never_collected() -> None:
+    """Regression: native records were untracked whatever they held, so a cycle a caller
+    built through a list value of the record (record -> list -> holder -> record) was
+    kept forever; the pure driver's record is tracked and the cycle collected."""
+    from neo4j._data import Record
+
+    assert _collected_after_a_cycle_through(
+        lambda values: _native.record_new(Record, ("l",), [values])
+    )
+    assert _collected_after_a_cycle_through(
+        lambda values: _native.RecordNew(Record, object.__new__)(Record, zip(("l",), [values]))
+    )
+
+
+def test_a_record_holding_an_untracked_dict_stays_tracked() -> None:
+    """An untracked dict (only atomic values) is tracked again by CPython once a list is
+    put into it; a record holding one must stay tracked so that a cycle through that
+    dict is collected."""
+    import weakref
+
+    from neo4j._data import Record
+
+    class Holder:
+        pass
+
+    d = {"k": 1}
+    assert not gc.is_tracked(d)
+    record = _native.record_new(Record, ("d",), [d])
+    assert gc.is_tracked(record)
+    holder = Holder()
+    holder.record = record
+    d["cycle"] = [holder]
+    ref = weakref.ref(holder)
+    del holder, record, d
+    gc.collect()
+    assert ref() is None

@@ -222,8 +222,8 @@ def swap_endian(type_size: int, data: bytes, /) -> bytes:
 def record_new(cls: type, keys: Any, values: Any) -> Any:
     """Build the driver's ``Record`` as its ``Record._new(keys, values)`` does (6.2 on).
 
-    The record and its ``__dict__`` are untracked by the cyclic GC (see
-    ``boltcodec._records``).
+    Its ``__dict__`` is untracked by the cyclic GC, and so is the record when its values
+    are all leaves (no list, dict or graph entity; see ``boltcodec._records``).
     """
 
 @final

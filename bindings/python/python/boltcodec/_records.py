@@ -3,9 +3,10 @@
 Driver releases from 6.2 on build every row of a result with the classmethod
 ``Record._new(keys, values)``. :func:`install` replaces it with
 ``classmethod(boltcodec._native.record_new)``, which builds the same record natively
-and keeps it (and its instance ``__dict__``) out of the cyclic garbage collector: a
-record cannot be part of a reference cycle, and on large results the collector walking
-every record kept was the largest single cost of the read (see ``src/record.rs``).
+and keeps its instance ``__dict__`` out of the cyclic garbage collector, and the record
+too when its values are all leaves (no list, dict or graph entity, which a caller could
+point back at the record): on large results of such rows the collector walking every
+record kept was the largest single cost of the read (see ``src/record.rs``).
 
 It is installed only when the running release's ``Record._new`` is recognised and gives,
 on sample rows, exactly what the native one gives (type, values, keys, ``repr``, ``==``,
