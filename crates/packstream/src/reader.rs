@@ -308,6 +308,24 @@ impl<'a> Reader<'a> {
                 "less deeply nested containers",
             ));
         }
+        self.counted(start, size, min_bytes, what)?;
+        self.promised += u64::from(size) * min_bytes;
+        Ok(size)
+    }
+
+    /// The checks of [`Reader::container`] that follow the depth flag: the per-container
+    /// and total limits, and the bytes left for `size * min_bytes` bytes of items; counts
+    /// the items into the total. It neither looks at the depth flag nor counts promised
+    /// slots: the serde deserializer, which tracks its depth and its pre-allocation bound
+    /// itself, reads tiny headers ([`Reader::tiny_container`]) through this alone.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn counted(
+        &mut self,
+        start: usize,
+        size: u32,
+        min_bytes: u64,
+        what: &'static str,
+    ) -> Result<u32, Error> {
         self.check_size(start, size, self.opts.limits.max_container_len, what)?;
         let total = self.total.saturating_add(u64::from(size));
         if total > self.opts.limits.max_total_elements {
@@ -317,12 +335,10 @@ impl<'a> Reader<'a> {
                 "fewer elements in total",
             ));
         }
-        let slots = u64::from(size) * min_bytes;
-        if slots > self.remaining() as u64 {
+        if u64::from(size) * min_bytes > self.remaining() as u64 {
             return Err(err(ErrorKind::UnexpectedEnd, start, what));
         }
         self.total = total;
-        self.promised += slots;
         Ok(size)
     }
 
@@ -365,15 +381,21 @@ impl<'a> Reader<'a> {
     }
 
     /// The header of a tiny list, map or structure (`marker` in `0x90..=0xBF`, read at
-    /// `start`): the size is in the marker's low nibble.
+    /// `start`): the size is in the marker's low nibble. The same checks and errors as
+    /// [`Reader::token`], except that the depth flag and the promised slots are left to
+    /// the caller (see [`Reader::counted`]): for the serde deserializer only.
     #[cfg(feature = "serde")]
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn tiny_container(&mut self, start: usize, marker: u8) -> Result<Token<'a>, Error> {
         let n = u32::from(marker & 0x0F);
         match marker {
-            0x90..=0x9F => Ok(Token::List(self.container(start, n, 1, "list items")?)),
-            0xA0..=0xAF => Ok(Token::Map(self.container(start, n, 2, "map entries")?)),
-            _ => self.structure(start, n),
+            0x90..=0x9F => Ok(Token::List(self.counted(start, n, 1, "list items")?)),
+            0xA0..=0xAF => Ok(Token::Map(self.counted(start, n, 2, "map entries")?)),
+            _ => {
+                let tag = self.u8(start, "a structure tag")?;
+                let len = self.counted(start, n, 1, "structure fields")?;
+                Ok(Token::Struct { tag, len })
+            }
         }
     }
 

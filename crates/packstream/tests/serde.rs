@@ -314,3 +314,91 @@ fn next_value_reads_a_stream_with_offsets_from_its_start() {
         "{err}"
     );
 }
+
+/// The size hints a visitor sees: what a container claims, capped by the bytes after its
+/// header less the items still promised to the containers around it (a list item needs a
+/// byte, a map entry two), and never below one item. The deserializer counts those
+/// promised items per container rather than per item read; this pins the hints for
+/// nested claims in lists, structures and map values, alone and with a reused
+/// deserializer whose previous value failed inside nested containers.
+#[test]
+fn size_hints_leave_aside_the_bytes_promised_to_enclosing_containers() {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::cell::RefCell;
+
+    thread_local! {
+        static SEEN: RefCell<Vec<Option<usize>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Records every container's size hint, in the order the headers are read.
+    struct Hints;
+
+    impl<'de> Deserialize<'de> for Hints {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Hints, D::Error> {
+            d.deserialize_any(Hints)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Hints {
+        type Value = Hints;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("anything")
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Hints, E> {
+            Ok(Hints)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Hints, E> {
+            Ok(Hints)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Hints, A::Error> {
+            SEEN.with(|s| s.borrow_mut().push(seq.size_hint()));
+            while seq.next_element::<Hints>()?.is_some() {}
+            Ok(Hints)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hints, A::Error> {
+            SEEN.with(|s| s.borrow_mut().push(map.size_hint()));
+            while map.next_key::<IgnoredAny>()?.is_some() {
+                map.next_value::<Hints>()?;
+            }
+            Ok(Hints)
+        }
+    }
+
+    fn hints(bytes: &[u8]) -> Vec<Option<usize>> {
+        let _ = from_slice::<Hints>(bytes);
+        let alone = SEEN.with(RefCell::take);
+        let mut de = packstream::serde::Deserializer::new(&[]);
+        // [[1, 2], "?"]: fails on the string's missing byte, two lists deep.
+        let failed = de.decode_exact::<Vec<Vec<i64>>>(&[0x92, 0x92, 0x01, 0x02, 0x81]);
+        assert!(failed.is_err());
+        let _ = de.decode_exact::<Hints>(bytes);
+        assert_eq!(SEEN.with(RefCell::take), alone, "{bytes:02X?}");
+        alone
+    }
+
+    // A list of 15 whose first item is a list of 15, in 20 bytes: the inner one may
+    // not count on the 14 bytes its 14 siblings need (18 - 14 = 4).
+    let mut bytes = vec![0x9F, 0x9F];
+    bytes.extend([0x01; 18]);
+    assert_eq!(hints(&bytes), [Some(15), Some(4)]);
+    // One level deeper: the innermost has 40 bytes after it, 28 of them promised.
+    let mut bytes = vec![0x9F, 0x9F, 0x9F];
+    bytes.extend([0x01; 40]);
+    assert_eq!(hints(&bytes), [Some(15), Some(15), Some(12)]);
+    // A structure (its tag is one more item of the hint, and no byte) holding a list.
+    let mut bytes = vec![0xB3, 0x4E, 0x9F];
+    bytes.extend([0x01; 16]);
+    assert_eq!(hints(&bytes), [Some(4), Some(14)]);
+    // A map of three whose first value is a list: the two entries after it need 4 bytes.
+    let mut bytes = vec![0xA3, 0x81, b'a', 0x9F];
+    bytes.extend([0x01; 17]);
+    assert_eq!(hints(&bytes), [Some(3), Some(13)]);
+    // The last item of a list has nothing promised after it.
+    let mut bytes = vec![0x9F];
+    bytes.extend([0x01; 14]);
+    bytes.push(0x9F);
+    bytes.extend([0x01; 15]);
+    assert_eq!(hints(&bytes), [Some(15), Some(15)]);
+    // A claim with no bytes to spare still gets one item.
+    assert_eq!(hints(&[0x93, 0x91, 0x01, 0x01]), [Some(3), Some(1)]);
+}
