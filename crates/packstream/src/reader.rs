@@ -308,24 +308,6 @@ impl<'a> Reader<'a> {
                 "less deeply nested containers",
             ));
         }
-        self.counted(start, size, min_bytes, what)?;
-        self.promised += u64::from(size) * min_bytes;
-        Ok(size)
-    }
-
-    /// The checks of [`Reader::container`] that follow the depth flag: the per-container
-    /// and total limits, and the bytes left for `size * min_bytes` bytes of items; counts
-    /// the items into the total. It neither looks at the depth flag nor counts promised
-    /// slots: the serde deserializer, which tracks its depth and its pre-allocation bound
-    /// itself, reads tiny headers ([`Reader::tiny_container`]) through this alone.
-    #[cfg_attr(not(debug_assertions), inline(always))]
-    fn counted(
-        &mut self,
-        start: usize,
-        size: u32,
-        min_bytes: u64,
-        what: &'static str,
-    ) -> Result<u32, Error> {
         self.check_size(start, size, self.opts.limits.max_container_len, what)?;
         let total = self.total.saturating_add(u64::from(size));
         if total > self.opts.limits.max_total_elements {
@@ -335,10 +317,12 @@ impl<'a> Reader<'a> {
                 "fewer elements in total",
             ));
         }
-        if u64::from(size) * min_bytes > self.remaining() as u64 {
+        let slots = u64::from(size) * min_bytes;
+        if slots > self.remaining() as u64 {
             return Err(err(ErrorKind::UnexpectedEnd, start, what));
         }
         self.total = total;
+        self.promised += slots;
         Ok(size)
     }
 
@@ -380,23 +364,35 @@ impl<'a> Reader<'a> {
         self.string(start, n)
     }
 
-    /// The header of a tiny list, map or structure (`marker` in `0x90..=0xBF`, read at
-    /// `start`): the size is in the marker's low nibble. The same checks and errors as
-    /// [`Reader::token`], except that the depth flag and the promised slots are left to
-    /// the caller (see [`Reader::counted`]): for the serde deserializer only.
+    /// A tiny list (`tag` `None`) or structure header at the current position that
+    /// passes every check [`Reader::token`] makes (the structure's tag is there, the
+    /// per-container and total limits, one byte left per item): its size and tag, with
+    /// the header consumed and its items counted into the total. `None` changes nothing,
+    /// and the caller reads the token the usual way, which gives the error if there is
+    /// one. For the serde deserializer, which keeps its own depth and promised items, so
+    /// neither the depth flag nor the promised slots are looked at here.
     #[cfg(feature = "serde")]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn tiny_container(&mut self, start: usize, marker: u8) -> Result<Token<'a>, Error> {
+    pub(crate) fn tiny_seq(&mut self) -> Option<(u32, Option<u8>)> {
+        let at = self.pos;
+        let marker = *self.buf.get(at)?;
         let n = u32::from(marker & 0x0F);
-        match marker {
-            0x90..=0x9F => Ok(Token::List(self.counted(start, n, 1, "list items")?)),
-            0xA0..=0xAF => Ok(Token::Map(self.counted(start, n, 2, "map entries")?)),
-            _ => {
-                let tag = self.u8(start, "a structure tag")?;
-                let len = self.counted(start, n, 1, "structure fields")?;
-                Ok(Token::Struct { tag, len })
-            }
+        let (tag, items_at) = match marker {
+            0x90..=0x9F => (None, at + 1),
+            0xB0..=0xBF => (Some(*self.buf.get(at + 1)?), at + 2),
+            _ => return None,
+        };
+        let total = self.total.saturating_add(u64::from(n));
+        let limits = &self.opts.limits;
+        if n > limits.max_container_len
+            || total > limits.max_total_elements
+            || n as usize > self.buf.len() - items_at
+        {
+            return None;
         }
+        self.total = total;
+        self.pos = items_at;
+        Some((n, tag))
     }
 
     /// Reads the token at the current position. On error the position is unspecified.

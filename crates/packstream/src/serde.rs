@@ -56,7 +56,7 @@ use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};
 use crate::marker as m;
-use crate::reader::{Reader, Token};
+use crate::reader::{short_ascii, Reader, Token};
 
 /// Errors of serde (de)serialisation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -799,34 +799,94 @@ impl<'de> Deserializer<'de> {
         (at, self.reader.buf.get(at).copied())
     }
 
-    /// Consumes the marker byte at `at` (just returned by [`Self::marker`]) as
-    /// `Reader::token` would: the fast paths of the typed `deserialize_*` methods read
-    /// the common markers themselves, and fall back to the token for the rest.
+    /// Consumes the marker byte at `at` (just returned by [`Self::marker`]) of a value
+    /// that is only that byte, as `Reader::token` would.
     #[inline(always)]
     fn take_marker(&mut self, at: usize) {
         self.last_start = at;
         self.reader.pos = at + 1;
     }
 
-    /// A list, map or structure for a visitor that expects one: tiny headers are read
-    /// directly, and lists and structures go to the one inlined [`Self::seq`] (a
-    /// single call site, so that the visitor's `visit_seq` can be inlined into it).
+    /// A list, map or structure for a visitor that expects one: a tiny list or
+    /// structure header that passes its checks goes to the one inlined [`Self::seq`] (a
+    /// single call site, so that the visitor's `visit_seq` can be inlined into it);
+    /// everything else, maps and errors included, to the generic token.
+    ///
+    /// The typed fast paths (this one, and [`Self::int`], [`Self::float`] and
+    /// [`Self::str`] under the `deserialize_*` methods) are written alike: they take
+    /// only what they can read completely, consume nothing otherwise, and leave every
+    /// other case to [`Self::any`], which reads the same bytes again as a token. So
+    /// they have no error paths of their own (errors, offsets and limits are the
+    /// token's by construction), and they return an `Option` in registers: small
+    /// enough for the compiler to inline them into the visitors that call them.
     #[inline(always)]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
-        match self.marker() {
-            (at, Some(b @ 0x90..=0xBF)) => {
-                self.take_marker(at);
-                let (n, tag) = match self.reader.tiny_container(at, b)? {
-                    Token::List(n) => (n, None),
-                    Token::Struct { tag, len } => (len, Some(tag)),
-                    Token::Map(n) => return self.map(n, visitor),
-                    // (`tiny_container` returns nothing else.)
-                    _ => return Err(self.data_error("expected a container")),
-                };
+        let at = self.reader.pos;
+        match self.reader.tiny_seq() {
+            Some((n, tag)) => {
+                self.last_start = at;
                 self.seq::<V, true>(n, tag, visitor)
             }
-            _ => self.any(visitor),
+            None => self.any(visitor),
         }
+    }
+
+    /// A tiny integer or an INT_8 to INT_64 with all its bytes (see [`Self::container`]).
+    #[inline(always)]
+    fn int(&mut self) -> Option<i64> {
+        let at = self.reader.pos;
+        let marker = *self.reader.buf.get(at)?;
+        let (i, len) = if marker as i8 >= -16 {
+            (i64::from(marker as i8), 1)
+        } else {
+            let rest = self.reader.buf.get(at + 1..)?;
+            match marker {
+                m::INT_8 => (i64::from(*rest.first()? as i8), 2),
+                m::INT_16 => (i64::from(i16::from_be_bytes(*rest.first_chunk()?)), 3),
+                m::INT_32 => (i64::from(i32::from_be_bytes(*rest.first_chunk()?)), 5),
+                m::INT_64 => (i64::from_be_bytes(*rest.first_chunk()?), 9),
+                _ => return None,
+            }
+        };
+        self.last_start = at;
+        self.reader.pos = at + len;
+        Some(i)
+    }
+
+    /// A FLOAT_64 with all its bytes (see [`Self::container`]).
+    #[inline(always)]
+    fn float(&mut self) -> Option<f64> {
+        let at = self.reader.pos;
+        let rest = self.reader.buf.get(at..)?;
+        let [m::FLOAT_64, bytes @ ..] = rest.first_chunk::<9>()? else {
+            return None;
+        };
+        self.last_start = at;
+        self.reader.pos = at + 9;
+        Some(f64::from_be_bytes(*bytes))
+    }
+
+    /// A tiny string or a STRING_8, complete and within the length limit, that is
+    /// ASCII of up to 16 bytes (`short_ascii`) or valid UTF-8 (see [`Self::container`]).
+    #[inline(always)]
+    fn str(&mut self) -> Option<&'de str> {
+        let buf = self.reader.buf;
+        let at = self.reader.pos;
+        let (len, payload_at) = match *buf.get(at)? {
+            b @ 0x80..=0x8F => (usize::from(b & 0x0F), at + 1),
+            m::STRING_8 => (usize::from(*buf.get(at + 1)?), at + 2),
+            _ => return None,
+        };
+        if len > self.reader.opts.limits.max_string_len as usize {
+            return None;
+        }
+        let s = match short_ascii(buf, payload_at, len) {
+            Some(s) => s,
+            None => core::str::from_utf8(buf.get(payload_at..payload_at + len)?).ok()?,
+        };
+        self.last_start = at;
+        self.reader.pos = payload_at + len;
+        Some(s)
     }
 
     /// Any value, for the markers the typed fast paths leave to the generic token:
@@ -838,8 +898,8 @@ impl<'de> Deserializer<'de> {
         self.visit_token(tok, visitor)
     }
 
-    /// A float that is not a FLOAT_64 marker: an integer is widened; out of line (see
-    /// [`Self::any`]).
+    /// A float that [`Self::float`] did not take: an integer is widened; out of line
+    /// (see [`Self::any`]).
     #[inline(never)]
     fn float_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
         match self.next()? {
@@ -873,25 +933,25 @@ impl<'de> Deserializer<'de> {
         let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag.is_some()));
         let others = self.others;
         self.others = others + outer as u64;
-        let result = visitor.visit_seq(Items::<FAST> { de: self, tag });
+        let mut result = visitor.visit_seq(Items::<FAST> { de: self, tag });
         let left = core::mem::replace(&mut self.left, outer);
         self.others = others;
         self.depth -= 1;
         if left > 0 {
-            return self.left_over(left, result);
+            self.left_over(left, &mut result);
         }
         result
     }
 
-    /// The result of a container whose items the visitor did not all take: its own
-    /// error if it failed, else the items-left error. Out of line, and taking the result
-    /// as it is, so that the common case is one test of `left`.
+    /// A container whose items the visitor did not all take: its own error if it
+    /// failed, else the items-left error. Out of line, and changing the result where
+    /// it is, so that the common case is one test of `left` and the result is never
+    /// moved.
     #[cold]
     #[inline(never)]
-    fn left_over<T>(&self, left: usize, result: Result<T, Error>) -> Result<T, Error> {
-        match result {
-            Ok(_) => Err(self.items_left(left)),
-            Err(e) => Err(e),
+    fn left_over<T>(&self, left: usize, result: &mut Result<T, Error>) {
+        if result.is_ok() {
+            *result = Err(self.items_left(left));
         }
     }
 
@@ -986,13 +1046,13 @@ impl<'de> Deserializer<'de> {
             de: self,
             left: n as usize,
         };
-        let result = visitor.visit_map(&mut access);
+        let mut result = visitor.visit_map(&mut access);
         let left = access.left;
         self.left = outer;
         self.others = others;
         self.depth -= 1;
         if left > 0 {
-            return self.left_over(left, result);
+            self.left_over(left, &mut result);
         }
         result
     }
@@ -1048,17 +1108,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline(always)]
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.marker() {
-            (at, Some(b @ (0x00..=0x7F | 0xF0..=0xFF))) => {
-                self.take_marker(at);
-                visitor.visit_i64(i64::from(b as i8))
-            }
-            (at, Some(b @ m::INT_8..=m::INT_64)) => {
-                self.take_marker(at);
-                let i = self.reader.sized_int(at, b)?;
-                visitor.visit_i64(i)
-            }
-            _ => self.any(visitor),
+        match self.int() {
+            Some(i) => visitor.visit_i64(i),
+            None => self.any(visitor),
         }
     }
 
@@ -1110,18 +1162,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline(always)]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.marker() {
-            (at, Some(b @ 0x80..=0x8F)) => {
-                self.take_marker(at);
-                let s = self.reader.string(at, u32::from(b & 0x0F))?;
-                visitor.visit_borrowed_str(s)
-            }
-            (at, Some(b @ m::STRING_8..=m::STRING_32)) => {
-                self.take_marker(at);
-                let s = self.reader.sized_string(at, b)?;
-                visitor.visit_borrowed_str(s)
-            }
-            _ => self.any(visitor),
+        match self.str() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => self.any(visitor),
         }
     }
 
@@ -1171,12 +1214,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline(always)]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if let (at, Some(m::FLOAT_64)) = self.marker() {
-            self.take_marker(at);
-            let f = self.reader.float(at)?;
-            return visitor.visit_f64(f);
+        match self.float() {
+            Some(f) => visitor.visit_f64(f),
+            None => self.float_slow(visitor),
         }
-        self.float_slow(visitor)
     }
 
     #[inline(always)]

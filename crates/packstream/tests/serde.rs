@@ -402,3 +402,119 @@ fn size_hints_leave_aside_the_bytes_promised_to_enclosing_containers() {
     // A claim with no bytes to spare still gets one item.
     assert_eq!(hints(&[0x93, 0x91, 0x01, 0x01]), [Some(3), Some(1)]);
 }
+
+/// The typed reads (integers, floats, strings, lists and structures read for typed
+/// targets) take only what they can read completely and leave everything else to the
+/// generic token: every error they give must be the one the generic path gives for the
+/// same bytes. Checked on every truncation of a record covering each marker they read
+/// (and some they leave to the token), and under tight limits, against
+/// `serde_json::Value`, which reads everything through the generic path.
+#[test]
+fn typed_reads_fail_as_the_generic_path_does_on_every_truncation_and_limit() {
+    use packstream::{DecodeLimits, DecodeOptions};
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Rec<'a>(u8, #[serde(borrow)] Fields<'a>);
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Fields<'a> {
+        tiny: i64,
+        i8: i16,
+        i16: i32,
+        i32: i64,
+        i64: i64,
+        float: f64,
+        short: &'a str,
+        long: &'a str,
+        utf8: String,
+        s16: &'a str,
+        flag: Option<bool>,
+        list: Vec<i64>,
+        pair: (u8, u32),
+        widened: f64,
+    }
+
+    let long = "abcdefghijklmnopqrstuvwxyz";
+    let mut bytes = vec![0xB1, 0x71, 0x9E, 0x05, 0xC8, 0x80, 0xC9, 0x01, 0x00];
+    bytes.extend([0xCA, 0x00, 0x01, 0x00, 0x00, 0xCB, 0, 0, 0, 1, 0, 0, 0, 0]);
+    bytes.push(0xC1);
+    bytes.extend(1.5f64.to_be_bytes());
+    bytes.extend([0x83, b'a', b'b', b'c', 0xD0, long.len() as u8]);
+    bytes.extend(long.as_bytes());
+    bytes.extend([0xD0, 0x06, b'h', 0xC3, 0xA9, b'l', b'l', b'o']);
+    bytes.extend([0xD1, 0x00, 0x02, b'h', b'i', 0xC3, 0x92, 0x01, 0x7F]);
+    bytes.extend([0xB1, 0x4E, 0xCA, 0x00, 0x01, 0x00, 0x00, 0xC9, 0x01, 0x00]);
+    let rec: Rec<'_> = from_slice(&bytes).expect("the whole record");
+    assert_eq!(
+        rec,
+        Rec(
+            0x71,
+            Fields {
+                tiny: 5,
+                i8: -128,
+                i16: 256,
+                i32: 65536,
+                i64: 1 << 32,
+                float: 1.5,
+                short: "abc",
+                long,
+                utf8: "héllo".into(),
+                s16: "hi",
+                flag: Some(true),
+                list: vec![1, 127],
+                pair: (0x4E, 65536),
+                widened: 256.0,
+            }
+        )
+    );
+
+    let tight = |limits: DecodeLimits| DecodeOptions::default().with_limits(limits);
+    let base = DecodeLimits::default();
+    let options = [
+        DecodeOptions::default(),
+        tight(DecodeLimits {
+            max_string_len: 5,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_string_len: 26,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_container_len: 2,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_container_len: 13,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_total_elements: 16,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_total_elements: 17,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_depth: 2,
+            ..base
+        }),
+    ];
+    let mut failures = 0;
+    for opts in &options {
+        for end in 0..=bytes.len() {
+            let part = &bytes[..end];
+            let typed = packstream::from_slice_with::<Rec<'_>>(part, opts).map(|_| ());
+            let generic = packstream::from_slice_with::<serde_json::Value>(part, opts).map(|_| ());
+            assert_eq!(typed, generic, "{end} bytes, {:?}", opts.limits);
+            if let Err(e) = typed {
+                assert!(matches!(e, Error::Decode(_)), "{e}");
+                failures += 1;
+            }
+        }
+    }
+    // Every truncation fails, and every tight limit but `max_string_len: 26` (the
+    // longest string's length) refuses the whole record.
+    assert_eq!(failures, options.len() * bytes.len() + options.len() - 2);
+}
