@@ -149,6 +149,13 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
     Deserializer::with_options(bytes, opts).exact()
 }
 
+/// The `len` bytes at `at` of `buf` if they are there and valid UTF-8: the strings
+/// `short_ascii` does not take. Out of line, so that the typed string read stays small.
+#[inline(never)]
+fn utf8(buf: &[u8], at: usize, len: usize) -> Option<&str> {
+    core::str::from_utf8(buf.get(at..at.checked_add(len)?)?).ok()
+}
+
 /// Trailing bytes at `at`.
 #[cold]
 #[inline(never)]
@@ -882,7 +889,7 @@ impl<'de> Deserializer<'de> {
         }
         let s = match short_ascii(buf, payload_at, len) {
             Some(s) => s,
-            None => core::str::from_utf8(buf.get(payload_at..payload_at + len)?).ok()?,
+            None => utf8(buf, payload_at, len)?,
         };
         self.last_start = at;
         self.reader.pos = payload_at + len;
