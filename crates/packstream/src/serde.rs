@@ -56,7 +56,7 @@ use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};
 use crate::marker as m;
-use crate::reader::{short_ascii, Reader, Token};
+use crate::reader::{short_ascii, Reader, Token, TAG};
 
 /// Errors of serde (de)serialisation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -814,8 +814,8 @@ impl<'de> Deserializer<'de> {
         self.reader.pos = at + 1;
     }
 
-    /// A list, map or structure for a visitor that expects one: a tiny list or
-    /// structure header that passes its checks goes to the one inlined [`Self::seq`] (a
+    /// A list, map or structure for a visitor that expects one: a list (up to LIST_16)
+    /// or tiny structure header that passes its checks goes to the one inlined [`Self::seq`] (a
     /// single call site, so that the visitor's `visit_seq` can be inlined into it);
     /// everything else, maps and errors included, to the generic token.
     ///
@@ -829,7 +829,7 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.reader.pos;
-        match self.reader.tiny_seq() {
+        match self.reader.seq_header() {
             Some((n, tag)) => {
                 self.last_start = at;
                 self.seq::<V, true>(n, tag, visitor)
@@ -916,8 +916,9 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// The items of a list of `n` (`tag` `None`), or the tag and `n` fields of a
-    /// structure, whose header was just read; checks that the visitor took them all.
+    /// The items of a list of `n` (`tag` 0), or the tag (`tag` is `TAG` plus it) and
+    /// `n` fields of a structure, whose header was just read; checks that the visitor
+    /// took them all.
     ///
     /// `FAST` is true only on the typed fast path ([`Self::container`]), false on the
     /// generic token's ([`Self::visit_container`]). The two give the visitor different
@@ -929,7 +930,7 @@ impl<'de> Deserializer<'de> {
     fn seq<V: Visitor<'de>, const FAST: bool>(
         &mut self,
         n: u32,
-        tag: Option<u8>,
+        tag: usize,
         visitor: V,
     ) -> Result<V::Value, Error> {
         self.enter()?;
@@ -937,7 +938,7 @@ impl<'de> Deserializer<'de> {
         // so that `Items` can be handed over by value: serde's derived visitors then
         // call its `next_element` directly rather than through the `&mut A`
         // forwarding impl, which was not inlined.
-        let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag.is_some()));
+        let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag != 0));
         let others = self.others;
         self.others = others + outer as u64;
         let mut result = visitor.visit_seq(Items::<FAST> { de: self, tag });
@@ -1034,8 +1035,10 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match tok {
-            Token::List(n) => self.seq::<V, false>(n, None, visitor),
-            Token::Struct { tag, len } => self.seq::<V, false>(len, Some(tag), visitor),
+            Token::List(n) => self.seq::<V, false>(n, 0, visitor),
+            Token::Struct { tag, len } => {
+                self.seq::<V, false>(len, TAG | usize::from(tag), visitor)
+            }
             Token::Map(n) => self.map(n, visitor),
             _ => Err(self.data_error("expected a container")),
         }
@@ -1283,7 +1286,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 /// [`Deserializer::seq`]; it changes the type, not what it does.
 struct Items<'a, 'de, const FAST: bool> {
     de: &'a mut Deserializer<'de>,
-    tag: Option<u8>,
+    /// The structure's tag plus `TAG` until it is read, else 0.
+    tag: usize,
 }
 
 impl<'de, const FAST: bool> de::SeqAccess<'de> for Items<'_, 'de, FAST> {
@@ -1298,7 +1302,9 @@ impl<'de, const FAST: bool> de::SeqAccess<'de> for Items<'_, 'de, FAST> {
             return Ok(None);
         }
         self.de.left -= 1;
-        if let Some(tag) = self.tag.take() {
+        if self.tag != 0 {
+            let tag = self.tag as u8;
+            self.tag = 0;
             return seed.deserialize(tag.into_deserializer()).map(Some);
         }
         seed.deserialize(&mut *self.de).map(Some)
@@ -1311,7 +1317,7 @@ impl<'de, const FAST: bool> de::SeqAccess<'de> for Items<'_, 'de, FAST> {
 
     fn size_hint(&self) -> Option<usize> {
         // Bounded by the input, so nested claims cannot multiply pre-allocation.
-        let tag = usize::from(self.tag.is_some());
+        let tag = usize::from(self.tag != 0);
         let fields = u32::try_from(self.de.left - tag).unwrap_or(u32::MAX);
         Some(self.de.reader.capacity_beside(fields, 1, self.de.others) + tag)
     }

@@ -432,18 +432,21 @@ fn typed_reads_fail_as_the_generic_path_does_on_every_truncation_and_limit() {
         list: Vec<i64>,
         pair: (u8, u32),
         widened: f64,
+        list16: Vec<i64>,
     }
 
     let long = "abcdefghijklmnopqrstuvwxyz";
-    let mut bytes = vec![0xB1, 0x71, 0x9E, 0x05, 0xC8, 0x80, 0xC9, 0x01, 0x00];
+    let mut bytes = vec![0xB1, 0x71, 0x9F, 0x05, 0xC8, 0x80, 0xC9, 0x01, 0x00];
     bytes.extend([0xCA, 0x00, 0x01, 0x00, 0x00, 0xCB, 0, 0, 0, 1, 0, 0, 0, 0]);
     bytes.push(0xC1);
     bytes.extend(1.5f64.to_be_bytes());
     bytes.extend([0x83, b'a', b'b', b'c', 0xD0, long.len() as u8]);
     bytes.extend(long.as_bytes());
     bytes.extend([0xD0, 0x06, b'h', 0xC3, 0xA9, b'l', b'l', b'o']);
-    bytes.extend([0xD1, 0x00, 0x02, b'h', b'i', 0xC3, 0x92, 0x01, 0x7F]);
+    // The lists as LIST_8 and LIST_16 (valid, if not the shortest form).
+    bytes.extend([0xD1, 0x00, 0x02, b'h', b'i', 0xC3, 0xD4, 0x02, 0x01, 0x7F]);
     bytes.extend([0xB1, 0x4E, 0xCA, 0x00, 0x01, 0x00, 0x00, 0xC9, 0x01, 0x00]);
+    bytes.extend([0xD5, 0x00, 0x01, 0x05]);
     let rec: Rec<'_> = from_slice(&bytes).expect("the whole record");
     assert_eq!(
         rec,
@@ -464,6 +467,7 @@ fn typed_reads_fail_as_the_generic_path_does_on_every_truncation_and_limit() {
                 list: vec![1, 127],
                 pair: (0x4E, 65536),
                 widened: 256.0,
+                list16: vec![5],
             }
         )
     );
