@@ -522,3 +522,66 @@ fn typed_reads_fail_as_the_generic_path_does_on_every_truncation_and_limit() {
     // longest string's length) refuses the whole record.
     assert_eq!(failures, options.len() * bytes.len() + options.len() - 2);
 }
+
+/// Typed `&str` reads take ASCII strings of up to 32 bytes without `from_utf8` (one or
+/// two 16-byte words checked for high bits). Every length from 0 to 40, ASCII or with
+/// one non-ASCII character or one invalid byte at every position, alone and after
+/// other bytes (the words then start before or end after the string), must read as the
+/// generic decoder reads it: the same string, or the same error at the same offset.
+#[test]
+fn typed_strings_of_every_length_read_as_from_utf8_does() {
+    use packstream::ValueRef;
+
+    let mut cases = 0;
+    for len in 0..=40usize {
+        let ascii: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut variants = vec![ascii.clone()];
+        for at in 0..len {
+            let mut bad = ascii.clone();
+            bad[at] = 0xFF;
+            variants.push(bad);
+            if at + 1 < len {
+                let mut accented = ascii.clone();
+                accented[at..at + 2].copy_from_slice("é".as_bytes());
+                variants.push(accented);
+            }
+        }
+        for text in &variants {
+            let mut string = if len < 16 {
+                vec![0x80 | len as u8]
+            } else {
+                vec![0xD0, len as u8]
+            };
+            string.extend(text);
+            for before in [0usize, 1, 20] {
+                // [[1, 1, ...], string]: `before` bytes of integers ahead of it.
+                let mut bytes = vec![0x92];
+                if before < 16 {
+                    bytes.push(0x90 | before as u8);
+                } else {
+                    bytes.extend([0xD4, before as u8]);
+                }
+                bytes.extend(std::iter::repeat_n(0x01, before));
+                let ahead = bytes.len();
+                bytes.extend(&string);
+                let typed = from_slice::<(Vec<i64>, &str)>(&bytes);
+                let alone = from_slice::<&str>(&string);
+                match ValueRef::decode_exact(&string) {
+                    Ok(ValueRef::String(s)) => {
+                        assert_eq!(alone, Ok(s), "{text:02X?}");
+                        assert_eq!(typed.map(|t| t.1), Ok(s), "{text:02X?} after {before}");
+                    }
+                    Err(e) => {
+                        assert_eq!(e.kind(), ErrorKind::InvalidUtf8);
+                        assert_eq!(alone, Err(Error::Decode(e)), "{text:02X?}");
+                        let shifted = Error::Decode(e.shifted(ahead));
+                        assert_eq!(typed.map(drop), Err(shifted), "{text:02X?} after {before}");
+                    }
+                    Ok(other) => panic!("{other:?}"),
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 3 * (41 + 41 * 40 / 2 + 40 * 39 / 2));
+}
