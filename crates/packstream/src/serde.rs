@@ -848,15 +848,51 @@ impl<'de> Deserializer<'de> {
     /// they have no error paths of their own (errors, offsets and limits are the
     /// token's by construction), and they return an `Option` in registers: small
     /// enough for the compiler to inline them into the visitors that call them.
+    ///
+    /// Lists and structures that the fast header read does not take (longer headers,
+    /// and the errors) are read by [`Self::header`] and visited through the same
+    /// `seq` call, and [`Self::not_a_seq`] takes everything else without one: so the
+    /// visitors of typed containers never meet `visit_container`'s `seq`, and their
+    /// `visit_seq`, and the `deserialize` of each of their items, keeps a single call
+    /// site (a second one, even unreached, kept the item's `deserialize` out of line).
     #[inline(always)]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.reader.pos;
-        match self.reader.seq_header() {
-            Some((n, tag)) => {
+        let (n, tag) = match self.reader.seq_header() {
+            Some(header) => {
                 self.last_start = at;
-                self.seq::<V, true>(n, tag, visitor)
+                header
             }
-            None => self.any(visitor),
+            None => match self.header()? {
+                Ok(header) => header,
+                Err(tok) => return self.not_a_seq(tok, visitor),
+            },
+        };
+        self.seq::<V, true>(n, tag, visitor)
+    }
+
+    /// The next token as a list or structure header (size, and 0 or `TAG` plus the tag
+    /// as `Reader::seq_header` gives them), or the token if it is neither.
+    #[inline(never)]
+    fn header(&mut self) -> Result<Result<(u32, usize), Token<'de>>, Error> {
+        Ok(match self.next()? {
+            Token::List(n) => Ok((n, 0)),
+            Token::Struct { tag, len } => Ok((len, TAG | usize::from(tag))),
+            tok => Err(tok),
+        })
+    }
+
+    /// A token that is not a list or structure header, for a visitor that expected a
+    /// container (see [`Self::container`]).
+    #[inline(never)]
+    fn not_a_seq<V: Visitor<'de>>(
+        &mut self,
+        tok: Token<'de>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match tok {
+            Token::Map(n) => self.map(n, visitor),
+            tok => self.visit_scalar(tok, visitor),
         }
     }
 
@@ -1012,6 +1048,22 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match tok {
+            Token::List(_) | Token::Struct { .. } | Token::Map(_) => {
+                self.visit_container(tok, visitor)
+            }
+            tok => self.visit_scalar(tok, visitor),
+        }
+    }
+
+    /// Passes a scalar token to the visitor (a container header is an error here:
+    /// callers send those elsewhere).
+    #[inline(always)]
+    fn visit_scalar<V: Visitor<'de>>(
+        &mut self,
+        tok: Token<'de>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match tok {
             Token::Null => visitor.visit_unit(),
             Token::Bool(b) => visitor.visit_bool(b),
             Token::Int(i) => visitor.visit_i64(i),
@@ -1019,7 +1071,9 @@ impl<'de> Deserializer<'de> {
             Token::String(s) => visitor.visit_borrowed_str(s),
             Token::Bytes(b) => visitor.visit_borrowed_bytes(b),
             Token::Uuid(u) => visitor.visit_bytes(&u),
-            tok => self.visit_container(tok, visitor),
+            Token::List(_) | Token::Struct { .. } | Token::Map(_) => {
+                Err(self.data_error("expected a scalar"))
+            }
         }
     }
 
