@@ -837,14 +837,15 @@ impl<'de> Deserializer<'de> {
     }
 
     /// A list, map or structure for a visitor that expects one: a list (up to LIST_16)
-    /// or tiny structure header that passes its checks goes to the one inlined [`Self::seq`] (a
-    /// single call site, so that the visitor's `visit_seq` can be inlined into it);
-    /// everything else, maps and errors included, to the generic token.
+    /// or tiny structure header that passes its checks goes to the one inlined
+    /// [`Self::seq`] (a single call site, so that the visitor's `visit_seq` can be
+    /// inlined into it); everything else, maps and errors included, is read as a token.
     ///
-    /// The typed fast paths (this one, and [`Self::int`], [`Self::float`] and
-    /// [`Self::str`] under the `deserialize_*` methods) are written alike: they take
+    /// The typed fast paths (this one's header read, and [`Self::int`], [`Self::float`]
+    /// and [`Self::str`] under the `deserialize_*` methods) are written alike: they take
     /// only what they can read completely, consume nothing otherwise, and leave every
-    /// other case to [`Self::any`], which reads the same bytes again as a token. So
+    /// other case to the generic token ([`Self::any`]; here [`Self::header`]), which
+    /// reads the same bytes again. So
     /// they have no error paths of their own (errors, offsets and limits are the
     /// token's by construction), and they return an `Option` in registers: small
     /// enough for the compiler to inline them into the visitors that call them.
