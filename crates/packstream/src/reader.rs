@@ -134,6 +134,10 @@ pub(crate) struct Reader<'a> {
     pub(crate) promised: u64,
 }
 
+/// Marks a structure's tag in what [`Reader::seq_header`] returns.
+#[cfg(feature = "serde")]
+pub(crate) const TAG: usize = 0x100;
+
 /// Builds an error, out of line: inlined error values in the decode loops made the
 /// compiler set up every possible error's fields before the loop, on each call.
 #[cold]
@@ -364,17 +368,64 @@ impl<'a> Reader<'a> {
         self.string(start, n)
     }
 
-    /// The header of a tiny list, map or structure (`marker` in `0x90..=0xBF`, read at
-    /// `start`): the size is in the marker's low nibble.
+    /// A list (tiny, LIST_8 or LIST_16) or tiny structure header at the current
+    /// position that passes every check [`Reader::token`] makes (its size or the
+    /// structure's tag is there, the per-container and total limits, one byte left per
+    /// item): its size, and 0 for a list or [`TAG`] plus the tag for a structure (two
+    /// words: a `(u32, Option<u8>)` was packed into one register and unpacked with
+    /// shifts and masks at every use), with the header consumed and its items counted into
+    /// the total. `None` changes nothing, and the caller reads the token the usual way,
+    /// which gives the error if there is one. For the serde deserializer, which keeps
+    /// its own depth and promised items, so neither the depth flag nor the promised
+    /// slots are looked at here.
     #[cfg(feature = "serde")]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn tiny_container(&mut self, start: usize, marker: u8) -> Result<Token<'a>, Error> {
+    pub(crate) fn seq_header(&mut self) -> Option<(u32, usize)> {
+        let at = self.pos;
+        let marker = *self.buf.get(at)?;
         let n = u32::from(marker & 0x0F);
         match marker {
-            0x90..=0x9F => Ok(Token::List(self.container(start, n, 1, "list items")?)),
-            0xA0..=0xAF => Ok(Token::Map(self.container(start, n, 2, "map entries")?)),
-            _ => self.structure(start, n),
+            0x90..=0x9F => {
+                self.seq_items(n, at + 1)?;
+                Some((n, 0))
+            }
+            0xB0..=0xBF => {
+                let tag = *self.buf.get(at + 1)?;
+                self.seq_items(n, at + 2)?;
+                Some((n, TAG | usize::from(tag)))
+            }
+            m::LIST_8 => {
+                let n = u32::from(*self.buf.get(at + 1)?);
+                self.seq_items(n, at + 2)?;
+                Some((n, 0))
+            }
+            m::LIST_16 => {
+                let size = self.buf.get(at + 1..)?.first_chunk::<2>()?;
+                let n = u32::from(u16::from_be_bytes(*size));
+                self.seq_items(n, at + 3)?;
+                Some((n, 0))
+            }
+            _ => None,
         }
+    }
+
+    /// The checks of [`Reader::seq_header`] once its size is read: `n` items from
+    /// `items_at` (at most the input's length) within the limits; if they pass, the items
+    /// are counted and the position moves to them.
+    #[cfg(feature = "serde")]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn seq_items(&mut self, n: u32, items_at: usize) -> Option<()> {
+        let total = self.total.saturating_add(u64::from(n));
+        let limits = &self.opts.limits;
+        if n > limits.max_container_len
+            || total > limits.max_total_elements
+            || n as usize > self.buf.len() - items_at
+        {
+            return None;
+        }
+        self.total = total;
+        self.pos = items_at;
+        Some(())
     }
 
     /// Reads the token at the current position. On error the position is unspecified.

@@ -56,7 +56,7 @@ use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};
 use crate::marker as m;
-use crate::reader::{Reader, Token};
+use crate::reader::{short_ascii, Reader, Token, TAG};
 
 /// Errors of serde (de)serialisation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -148,6 +148,35 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 ) -> Result<T, Error> {
     Deserializer::with_options(bytes, opts).exact()
 }
+
+/// The `len` bytes at `at` of `buf` if they are there and valid UTF-8: the strings
+/// `short_ascii` does not take. Out of line, so that the typed string read stays small.
+///
+/// ASCII strings of 17 to 32 bytes (the longer names and labels) are checked as two
+/// 16-byte words, the first and the last 16 bytes, which together cover every byte:
+/// `from_utf8` spent about 100 instructions on each of those in the 20-column rows.
+/// Regression test: `typed_strings_of_every_length_read_as_from_utf8_does`.
+#[inline(never)]
+#[allow(unsafe_code)]
+fn utf8(buf: &[u8], at: usize, len: usize) -> Option<&str> {
+    let bytes = buf.get(at..at.checked_add(len)?)?;
+    if let (true, Some(head), Some(tail)) = (
+        len <= 32,
+        bytes.first_chunk::<16>(),
+        bytes.last_chunk::<16>(),
+    ) {
+        if (u128::from_le_bytes(*head) | u128::from_le_bytes(*tail)) & HIGH_BITS == 0 {
+            // SAFETY: `head` is the first 16 bytes of `bytes` and `tail` the last 16, and
+            // `bytes` has 16 to 32 of them, so every byte is in one of the two words;
+            // no byte has its top bit set, so all are ASCII, and ASCII is valid UTF-8.
+            return Some(unsafe { core::str::from_utf8_unchecked(bytes) });
+        }
+    }
+    core::str::from_utf8(bytes).ok()
+}
+
+/// The top bit of every byte of a 16-byte word.
+const HIGH_BITS: u128 = u128::MAX / 0xFF * 0x80;
 
 /// Trailing bytes at `at`.
 #[cold]
@@ -667,8 +696,14 @@ pub struct Deserializer<'de> {
     max_depth: u32,
     /// Start offset of the last token read, for data errors.
     last_start: usize,
-    /// Items not yet read of the innermost list or structure being visited (see `seq`).
+    /// Items not yet read of the innermost list or structure being visited (see `seq`),
+    /// or, while a map's value is read, twice the entries after it.
     left: usize,
+    /// Items not yet read of the enclosing containers, the innermost excluded: the input
+    /// bytes promised to them, which size hints leave aside (as the tree builders do), so
+    /// that nested headers that each claim the rest of the input cannot multiply what is
+    /// pre-allocated. Kept per container rather than per item, as `Reader::token` does.
+    others: u64,
 }
 
 impl<'de> Deserializer<'de> {
@@ -687,6 +722,7 @@ impl<'de> Deserializer<'de> {
             max_depth: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
             last_start: 0,
             left: 0,
+            others: 0,
         }
     }
 
@@ -706,7 +742,7 @@ impl<'de> Deserializer<'de> {
         let (buf, pos) = (self.reader.buf, self.reader.pos);
         self.reader = Reader::new(buf, self.reader.opts);
         self.reader.pos = pos;
-        self.depth = 0;
+        self.restart();
         self.value()
     }
 
@@ -728,8 +764,18 @@ impl<'de> Deserializer<'de> {
     /// As [`from_slice`].
     pub fn decode_exact<T: de::Deserialize<'de>>(&mut self, bytes: &'de [u8]) -> Result<T, Error> {
         self.reader = Reader::new(bytes, self.reader.opts);
-        self.depth = 0;
+        self.restart();
         self.exact()
+    }
+
+    /// Nothing open: the state for a new value (the counts stay balanced after errors,
+    /// and are reset here even so, so that nothing carries over from a value whose
+    /// `Deserialize` impl panicked).
+    #[inline(always)]
+    fn restart(&mut self) {
+        self.depth = 0;
+        self.left = 0;
+        self.others = 0;
     }
 
     /// One value from the current position, with the offset of data errors that serde
@@ -782,36 +828,131 @@ impl<'de> Deserializer<'de> {
         (at, self.reader.buf.get(at).copied())
     }
 
-    /// Consumes the marker byte at `at` (just returned by [`Self::marker`]) as
-    /// `Reader::token` would: the fast paths of the typed `deserialize_*` methods read
-    /// the common markers themselves, and fall back to the token for the rest.
+    /// Consumes the marker byte at `at` (just returned by [`Self::marker`]) of a value
+    /// that is only that byte, as `Reader::token` would.
     #[inline(always)]
     fn take_marker(&mut self, at: usize) {
         self.last_start = at;
         self.reader.pos = at + 1;
-        // As `Reader::token` does for every item: it fills one promised slot.
-        self.reader.promised = self.reader.promised.saturating_sub(1);
     }
 
-    /// A list, map or structure for a visitor that expects one: tiny headers are read
-    /// directly, and lists and structures go to the one inlined [`Self::seq`] (a
-    /// single call site, so that the visitor's `visit_seq` can be inlined into it).
+    /// A list, map or structure for a visitor that expects one: a list (up to LIST_16)
+    /// or tiny structure header that passes its checks goes to the one inlined
+    /// [`Self::seq`] (a single call site, so that the visitor's `visit_seq` can be
+    /// inlined into it); everything else, maps and errors included, is read as a token.
+    ///
+    /// The typed fast paths (this one's header read, and [`Self::int`], [`Self::float`]
+    /// and [`Self::str`] under the `deserialize_*` methods) are written alike: they take
+    /// only what they can read completely, consume nothing otherwise, and leave every
+    /// other case to the generic token ([`Self::any`]; here [`Self::header`]), which
+    /// reads the same bytes again. So
+    /// they have no error paths of their own (errors, offsets and limits are the
+    /// token's by construction), and they return an `Option` in registers: small
+    /// enough for the compiler to inline them into the visitors that call them.
+    ///
+    /// Lists and structures that the fast header read does not take (longer headers,
+    /// and the errors) are read by [`Self::header`] and visited through the same
+    /// `seq` call, and [`Self::not_a_seq`] takes everything else without one: so the
+    /// visitors of typed containers never meet `visit_container`'s `seq`, and their
+    /// `visit_seq`, and the `deserialize` of each of their items, keeps a single call
+    /// site (a second one, even unreached, kept the item's `deserialize` out of line).
     #[inline(always)]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
-        match self.marker() {
-            (at, Some(b @ 0x90..=0xBF)) => {
-                self.take_marker(at);
-                let (n, tag) = match self.reader.tiny_container(at, b)? {
-                    Token::List(n) => (n, None),
-                    Token::Struct { tag, len } => (len, Some(tag)),
-                    Token::Map(n) => return self.map(n, visitor),
-                    // (`tiny_container` returns nothing else.)
-                    _ => return Err(self.data_error("expected a container")),
-                };
-                self.seq(n, tag, visitor)
+        let at = self.reader.pos;
+        let (n, tag) = match self.reader.seq_header() {
+            Some(header) => {
+                self.last_start = at;
+                header
             }
-            _ => self.any(visitor),
+            None => match self.header()? {
+                Ok(header) => header,
+                Err(tok) => return self.not_a_seq(tok, visitor),
+            },
+        };
+        self.seq::<V, true>(n, tag, visitor)
+    }
+
+    /// The next token as a list or structure header (size, and 0 or `TAG` plus the tag
+    /// as `Reader::seq_header` gives them), or the token if it is neither.
+    #[inline(never)]
+    fn header(&mut self) -> Result<Result<(u32, usize), Token<'de>>, Error> {
+        Ok(match self.next()? {
+            Token::List(n) => Ok((n, 0)),
+            Token::Struct { tag, len } => Ok((len, TAG | usize::from(tag))),
+            tok => Err(tok),
+        })
+    }
+
+    /// A token that is not a list or structure header, for a visitor that expected a
+    /// container (see [`Self::container`]).
+    #[inline(never)]
+    fn not_a_seq<V: Visitor<'de>>(
+        &mut self,
+        tok: Token<'de>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match tok {
+            Token::Map(n) => self.map(n, visitor),
+            tok => self.visit_scalar(tok, visitor),
         }
+    }
+
+    /// A tiny integer or an INT_8 to INT_64 with all its bytes (see [`Self::container`]).
+    #[inline(always)]
+    fn int(&mut self) -> Option<i64> {
+        let at = self.reader.pos;
+        let marker = *self.reader.buf.get(at)?;
+        let (i, len) = if marker as i8 >= -16 {
+            (i64::from(marker as i8), 1)
+        } else {
+            let rest = self.reader.buf.get(at + 1..)?;
+            match marker {
+                m::INT_8 => (i64::from(*rest.first()? as i8), 2),
+                m::INT_16 => (i64::from(i16::from_be_bytes(*rest.first_chunk()?)), 3),
+                m::INT_32 => (i64::from(i32::from_be_bytes(*rest.first_chunk()?)), 5),
+                m::INT_64 => (i64::from_be_bytes(*rest.first_chunk()?), 9),
+                _ => return None,
+            }
+        };
+        self.last_start = at;
+        self.reader.pos = at + len;
+        Some(i)
+    }
+
+    /// A FLOAT_64 with all its bytes (see [`Self::container`]).
+    #[inline(always)]
+    fn float(&mut self) -> Option<f64> {
+        let at = self.reader.pos;
+        let rest = self.reader.buf.get(at..)?;
+        let [m::FLOAT_64, bytes @ ..] = rest.first_chunk::<9>()? else {
+            return None;
+        };
+        self.last_start = at;
+        self.reader.pos = at + 9;
+        Some(f64::from_be_bytes(*bytes))
+    }
+
+    /// A tiny string or a STRING_8, complete and within the length limit, that is
+    /// ASCII of up to 16 bytes (`short_ascii`) or valid UTF-8 (see [`Self::container`]).
+    #[inline(always)]
+    fn str(&mut self) -> Option<&'de str> {
+        let buf = self.reader.buf;
+        let at = self.reader.pos;
+        let (len, payload_at) = match *buf.get(at)? {
+            b @ 0x80..=0x8F => (usize::from(b & 0x0F), at + 1),
+            m::STRING_8 => (usize::from(*buf.get(at + 1)?), at + 2),
+            _ => return None,
+        };
+        if len > self.reader.opts.limits.max_string_len as usize {
+            return None;
+        }
+        let s = match short_ascii(buf, payload_at, len) {
+            Some(s) => s,
+            None => utf8(buf, payload_at, len)?,
+        };
+        self.last_start = at;
+        self.reader.pos = payload_at + len;
+        Some(s)
     }
 
     /// Any value, for the markers the typed fast paths leave to the generic token:
@@ -823,8 +964,8 @@ impl<'de> Deserializer<'de> {
         self.visit_token(tok, visitor)
     }
 
-    /// A float that is not a FLOAT_64 marker: an integer is widened; out of line (see
-    /// [`Self::any`]).
+    /// A float that [`Self::float`] did not take: an integer is widened; out of line
+    /// (see [`Self::any`]).
     #[inline(never)]
     fn float_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
         match self.next()? {
@@ -834,13 +975,21 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// The items of a list of `n` (`tag` `None`), or the tag and `n` fields of a
-    /// structure, whose header was just read; checks that the visitor took them all.
+    /// The items of a list of `n` (`tag` 0), or the tag (`tag` is `TAG` plus it) and
+    /// `n` fields of a structure, whose header was just read; checks that the visitor
+    /// took them all.
+    ///
+    /// `FAST` is true only on the typed fast path ([`Self::container`]), false on the
+    /// generic token's ([`Self::visit_container`]). The two give the visitor different
+    /// `SeqAccess` types, so that each visitor's `visit_seq` for the fast path has one
+    /// call site and the compiler inlines it into the `deserialize` that called it (with
+    /// one type for both, `visit_seq` stayed an out-of-line call per container: about
+    /// 33 of 456 instructions per `records_10000x3` RECORD).
     #[inline(always)]
-    fn seq<V: Visitor<'de>>(
+    fn seq<V: Visitor<'de>, const FAST: bool>(
         &mut self,
         n: u32,
-        tag: Option<u8>,
+        tag: usize,
         visitor: V,
     ) -> Result<V::Value, Error> {
         self.enter()?;
@@ -848,14 +997,29 @@ impl<'de> Deserializer<'de> {
         // so that `Items` can be handed over by value: serde's derived visitors then
         // call its `next_element` directly rather than through the `&mut A`
         // forwarding impl, which was not inlined.
-        let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag.is_some()));
-        let result = visitor.visit_seq(Items { de: self, tag });
+        let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag != 0));
+        let others = self.others;
+        self.others = others + outer as u64;
+        let mut result = visitor.visit_seq(Items::<FAST> { de: self, tag });
         let left = core::mem::replace(&mut self.left, outer);
+        self.others = others;
         self.depth -= 1;
-        if left > 0 && result.is_ok() {
-            return Err(self.items_left(left));
+        if left > 0 {
+            self.left_over(left, &mut result);
         }
         result
+    }
+
+    /// A container whose items the visitor did not all take: its own error if it
+    /// failed, else the items-left error. Out of line, and changing the result where
+    /// it is, so that the common case is one test of `left` and the result is never
+    /// moved.
+    #[cold]
+    #[inline(never)]
+    fn left_over<T>(&self, left: usize, result: &mut Result<T, Error>) {
+        if result.is_ok() {
+            *result = Err(self.items_left(left));
+        }
     }
 
     /// The error for a container whose items the target type did not all take.
@@ -885,6 +1049,22 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match tok {
+            Token::List(_) | Token::Struct { .. } | Token::Map(_) => {
+                self.visit_container(tok, visitor)
+            }
+            tok => self.visit_scalar(tok, visitor),
+        }
+    }
+
+    /// Passes a scalar token to the visitor (a container header is an error here:
+    /// callers send those elsewhere).
+    #[inline(always)]
+    fn visit_scalar<V: Visitor<'de>>(
+        &mut self,
+        tok: Token<'de>,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match tok {
             Token::Null => visitor.visit_unit(),
             Token::Bool(b) => visitor.visit_bool(b),
             Token::Int(i) => visitor.visit_i64(i),
@@ -892,7 +1072,9 @@ impl<'de> Deserializer<'de> {
             Token::String(s) => visitor.visit_borrowed_str(s),
             Token::Bytes(b) => visitor.visit_borrowed_bytes(b),
             Token::Uuid(u) => visitor.visit_bytes(&u),
-            tok => self.visit_container(tok, visitor),
+            Token::List(_) | Token::Struct { .. } | Token::Map(_) => {
+                Err(self.data_error("expected a scalar"))
+            }
         }
     }
 
@@ -930,8 +1112,10 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match tok {
-            Token::List(n) => self.seq(n, None, visitor),
-            Token::Struct { tag, len } => self.seq(len, Some(tag), visitor),
+            Token::List(n) => self.seq::<V, false>(n, 0, visitor),
+            Token::Struct { tag, len } => {
+                self.seq::<V, false>(len, TAG | usize::from(tag), visitor)
+            }
             Token::Map(n) => self.map(n, visitor),
             _ => Err(self.data_error("expected a container")),
         }
@@ -942,15 +1126,20 @@ impl<'de> Deserializer<'de> {
     #[inline(never)]
     fn map<V: Visitor<'de>>(&mut self, n: u32, visitor: V) -> Result<V::Value, Error> {
         self.enter()?;
+        let outer = core::mem::replace(&mut self.left, 0);
+        let others = self.others;
+        self.others = others + outer as u64;
         let mut access = Entries {
             de: self,
             left: n as usize,
         };
-        let result = visitor.visit_map(&mut access);
+        let mut result = visitor.visit_map(&mut access);
         let left = access.left;
+        self.left = outer;
+        self.others = others;
         self.depth -= 1;
-        if left > 0 && result.is_ok() {
-            return Err(self.items_left(left));
+        if left > 0 {
+            self.left_over(left, &mut result);
         }
         result
     }
@@ -1006,17 +1195,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline(always)]
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.marker() {
-            (at, Some(b @ (0x00..=0x7F | 0xF0..=0xFF))) => {
-                self.take_marker(at);
-                visitor.visit_i64(i64::from(b as i8))
-            }
-            (at, Some(b @ m::INT_8..=m::INT_64)) => {
-                self.take_marker(at);
-                let i = self.reader.sized_int(at, b)?;
-                visitor.visit_i64(i)
-            }
-            _ => self.any(visitor),
+        match self.int() {
+            Some(i) => visitor.visit_i64(i),
+            None => self.any(visitor),
         }
     }
 
@@ -1068,18 +1249,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline(always)]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.marker() {
-            (at, Some(b @ 0x80..=0x8F)) => {
-                self.take_marker(at);
-                let s = self.reader.string(at, u32::from(b & 0x0F))?;
-                visitor.visit_borrowed_str(s)
-            }
-            (at, Some(b @ m::STRING_8..=m::STRING_32)) => {
-                self.take_marker(at);
-                let s = self.reader.sized_string(at, b)?;
-                visitor.visit_borrowed_str(s)
-            }
-            _ => self.any(visitor),
+        match self.str() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => self.any(visitor),
         }
     }
 
@@ -1129,12 +1301,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     #[inline(always)]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if let (at, Some(m::FLOAT_64)) = self.marker() {
-            self.take_marker(at);
-            let f = self.reader.float(at)?;
-            return visitor.visit_f64(f);
+        match self.float() {
+            Some(f) => visitor.visit_f64(f),
+            None => self.float_slow(visitor),
         }
-        self.float_slow(visitor)
     }
 
     #[inline(always)]
@@ -1189,13 +1359,15 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 }
 
 /// Items of a list, or the tag and fields of a structure. How many are left (the tag
-/// included while it has not been read) is `Deserializer::left`.
-struct Items<'a, 'de> {
+/// included while it has not been read) is `Deserializer::left`. `FAST`: see
+/// [`Deserializer::seq`]; it changes the type, not what it does.
+struct Items<'a, 'de, const FAST: bool> {
     de: &'a mut Deserializer<'de>,
-    tag: Option<u8>,
+    /// The structure's tag plus `TAG` until it is read, else 0.
+    tag: usize,
 }
 
-impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
+impl<'de, const FAST: bool> de::SeqAccess<'de> for Items<'_, 'de, FAST> {
     type Error = Error;
 
     #[inline(always)]
@@ -1207,7 +1379,9 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
             return Ok(None);
         }
         self.de.left -= 1;
-        if let Some(tag) = self.tag.take() {
+        if self.tag != 0 {
+            let tag = self.tag as u8;
+            self.tag = 0;
             return seed.deserialize(tag.into_deserializer()).map(Some);
         }
         seed.deserialize(&mut *self.de).map(Some)
@@ -1220,9 +1394,9 @@ impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         // Bounded by the input, so nested claims cannot multiply pre-allocation.
-        let tag = usize::from(self.tag.is_some());
+        let tag = usize::from(self.tag != 0);
         let fields = u32::try_from(self.de.left - tag).unwrap_or(u32::MAX);
-        Some(self.de.reader.capacity_for(fields, 1) + tag)
+        Some(self.de.reader.capacity_beside(fields, 1, self.de.others) + tag)
     }
 }
 
@@ -1259,15 +1433,15 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        // The entries after this one, as slots promised to them (a container in the
+        // value leaves them aside in its size hint).
+        self.de.left = self.left.saturating_mul(2);
         seed.deserialize(&mut *self.de)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(
-            self.de
-                .reader
-                .capacity_for(u32::try_from(self.left).unwrap_or(u32::MAX), 2),
-        )
+        let entries = u32::try_from(self.left).unwrap_or(u32::MAX);
+        Some(self.de.reader.capacity_beside(entries, 2, self.de.others))
     }
 }
 

@@ -314,3 +314,274 @@ fn next_value_reads_a_stream_with_offsets_from_its_start() {
         "{err}"
     );
 }
+
+/// The size hints a visitor sees: what a container claims, capped by the bytes after its
+/// header less the items still promised to the containers around it (a list item needs a
+/// byte, a map entry two), and never below one item. The deserializer counts those
+/// promised items per container rather than per item read; this pins the hints for
+/// nested claims in lists, structures and map values, alone and with a reused
+/// deserializer whose previous value failed inside nested containers.
+#[test]
+fn size_hints_leave_aside_the_bytes_promised_to_enclosing_containers() {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::cell::RefCell;
+
+    thread_local! {
+        static SEEN: RefCell<Vec<Option<usize>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// Records every container's size hint, in the order the headers are read.
+    struct Hints;
+
+    impl<'de> Deserialize<'de> for Hints {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Hints, D::Error> {
+            d.deserialize_any(Hints)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Hints {
+        type Value = Hints;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("anything")
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Hints, E> {
+            Ok(Hints)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Hints, E> {
+            Ok(Hints)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Hints, A::Error> {
+            SEEN.with(|s| s.borrow_mut().push(seq.size_hint()));
+            while seq.next_element::<Hints>()?.is_some() {}
+            Ok(Hints)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hints, A::Error> {
+            SEEN.with(|s| s.borrow_mut().push(map.size_hint()));
+            while map.next_key::<IgnoredAny>()?.is_some() {
+                map.next_value::<Hints>()?;
+            }
+            Ok(Hints)
+        }
+    }
+
+    fn hints(bytes: &[u8]) -> Vec<Option<usize>> {
+        let _ = from_slice::<Hints>(bytes);
+        let alone = SEEN.with(RefCell::take);
+        let mut de = packstream::serde::Deserializer::new(&[]);
+        // [[1, 2], "?"]: fails on the string's missing byte, two lists deep.
+        let failed = de.decode_exact::<Vec<Vec<i64>>>(&[0x92, 0x92, 0x01, 0x02, 0x81]);
+        assert!(failed.is_err());
+        let _ = de.decode_exact::<Hints>(bytes);
+        assert_eq!(SEEN.with(RefCell::take), alone, "{bytes:02X?}");
+        alone
+    }
+
+    // A list of 15 whose first item is a list of 15, in 20 bytes: the inner one may
+    // not count on the 14 bytes its 14 siblings need (18 - 14 = 4).
+    let mut bytes = vec![0x9F, 0x9F];
+    bytes.extend([0x01; 18]);
+    assert_eq!(hints(&bytes), [Some(15), Some(4)]);
+    // One level deeper: the innermost has 40 bytes after it, 28 of them promised.
+    let mut bytes = vec![0x9F, 0x9F, 0x9F];
+    bytes.extend([0x01; 40]);
+    assert_eq!(hints(&bytes), [Some(15), Some(15), Some(12)]);
+    // A structure (its tag is one more item of the hint, and no byte) holding a list.
+    let mut bytes = vec![0xB3, 0x4E, 0x9F];
+    bytes.extend([0x01; 16]);
+    assert_eq!(hints(&bytes), [Some(4), Some(14)]);
+    // A map of three whose first value is a list: the two entries after it need 4 bytes.
+    let mut bytes = vec![0xA3, 0x81, b'a', 0x9F];
+    bytes.extend([0x01; 17]);
+    assert_eq!(hints(&bytes), [Some(3), Some(13)]);
+    // The last item of a list has nothing promised after it.
+    let mut bytes = vec![0x9F];
+    bytes.extend([0x01; 14]);
+    bytes.push(0x9F);
+    bytes.extend([0x01; 15]);
+    assert_eq!(hints(&bytes), [Some(15), Some(15)]);
+    // A claim with no bytes to spare still gets one item.
+    assert_eq!(hints(&[0x93, 0x91, 0x01, 0x01]), [Some(3), Some(1)]);
+}
+
+/// The typed reads (integers, floats, strings, lists and structures read for typed
+/// targets) take only what they can read completely and leave everything else to the
+/// generic token: every error they give must be the one the generic path gives for the
+/// same bytes. Checked on every truncation of a record covering each marker they read
+/// (and some they leave to the token), and under tight limits, against
+/// `serde_json::Value`, which reads everything through the generic path.
+#[test]
+fn typed_reads_fail_as_the_generic_path_does_on_every_truncation_and_limit() {
+    use packstream::{DecodeLimits, DecodeOptions};
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Rec<'a>(u8, #[serde(borrow)] Fields<'a>);
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Fields<'a> {
+        tiny: i64,
+        i8: i16,
+        i16: i32,
+        i32: i64,
+        i64: i64,
+        float: f64,
+        short: &'a str,
+        long: &'a str,
+        utf8: String,
+        s16: &'a str,
+        flag: Option<bool>,
+        list: Vec<i64>,
+        pair: (u8, u32),
+        widened: f64,
+        list16: Vec<i64>,
+    }
+
+    let long = "abcdefghijklmnopqrstuvwxyz";
+    let mut bytes = vec![0xB1, 0x71, 0x9F, 0x05, 0xC8, 0x80, 0xC9, 0x01, 0x00];
+    bytes.extend([0xCA, 0x00, 0x01, 0x00, 0x00, 0xCB, 0, 0, 0, 1, 0, 0, 0, 0]);
+    bytes.push(0xC1);
+    bytes.extend(1.5f64.to_be_bytes());
+    bytes.extend([0x83, b'a', b'b', b'c', 0xD0, long.len() as u8]);
+    bytes.extend(long.as_bytes());
+    bytes.extend([0xD0, 0x06, b'h', 0xC3, 0xA9, b'l', b'l', b'o']);
+    // The lists as LIST_8 and LIST_16 (valid, if not the shortest form).
+    bytes.extend([0xD1, 0x00, 0x02, b'h', b'i', 0xC3, 0xD4, 0x02, 0x01, 0x7F]);
+    bytes.extend([0xB1, 0x4E, 0xCA, 0x00, 0x01, 0x00, 0x00, 0xC9, 0x01, 0x00]);
+    bytes.extend([0xD5, 0x00, 0x01, 0x05]);
+    let rec: Rec<'_> = from_slice(&bytes).expect("the whole record");
+    assert_eq!(
+        rec,
+        Rec(
+            0x71,
+            Fields {
+                tiny: 5,
+                i8: -128,
+                i16: 256,
+                i32: 65536,
+                i64: 1 << 32,
+                float: 1.5,
+                short: "abc",
+                long,
+                utf8: "héllo".into(),
+                s16: "hi",
+                flag: Some(true),
+                list: vec![1, 127],
+                pair: (0x4E, 65536),
+                widened: 256.0,
+                list16: vec![5],
+            }
+        )
+    );
+
+    let tight = |limits: DecodeLimits| DecodeOptions::default().with_limits(limits);
+    let base = DecodeLimits::default();
+    let options = [
+        DecodeOptions::default(),
+        tight(DecodeLimits {
+            max_string_len: 5,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_string_len: 26,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_container_len: 2,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_container_len: 13,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_total_elements: 16,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_total_elements: 17,
+            ..base
+        }),
+        tight(DecodeLimits {
+            max_depth: 2,
+            ..base
+        }),
+    ];
+    let mut failures = 0;
+    for opts in &options {
+        for end in 0..=bytes.len() {
+            let part = &bytes[..end];
+            let typed = packstream::from_slice_with::<Rec<'_>>(part, opts).map(|_| ());
+            let generic = packstream::from_slice_with::<serde_json::Value>(part, opts).map(|_| ());
+            assert_eq!(typed, generic, "{end} bytes, {:?}", opts.limits);
+            if let Err(e) = typed {
+                assert!(matches!(e, Error::Decode(_)), "{e}");
+                failures += 1;
+            }
+        }
+    }
+    // Every truncation fails, and every tight limit but `max_string_len: 26` (the
+    // longest string's length) refuses the whole record.
+    assert_eq!(failures, options.len() * bytes.len() + options.len() - 2);
+}
+
+/// Typed `&str` reads take ASCII strings of up to 32 bytes without `from_utf8` (one or
+/// two 16-byte words checked for high bits). Every length from 0 to 40, ASCII or with
+/// one non-ASCII character or one invalid byte at every position, alone and after
+/// other bytes (the words then start before or end after the string), must read as the
+/// generic decoder reads it: the same string, or the same error at the same offset.
+#[test]
+fn typed_strings_of_every_length_read_as_from_utf8_does() {
+    use packstream::ValueRef;
+
+    let mut cases = 0;
+    for len in 0..=40usize {
+        let ascii: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut variants = vec![ascii.clone()];
+        for at in 0..len {
+            let mut bad = ascii.clone();
+            bad[at] = 0xFF;
+            variants.push(bad);
+            if at + 1 < len {
+                let mut accented = ascii.clone();
+                accented[at..at + 2].copy_from_slice("é".as_bytes());
+                variants.push(accented);
+            }
+        }
+        for text in &variants {
+            let mut string = if len < 16 {
+                vec![0x80 | len as u8]
+            } else {
+                vec![0xD0, len as u8]
+            };
+            string.extend(text);
+            for before in [0usize, 1, 20] {
+                // [[1, 1, ...], string]: `before` bytes of integers ahead of it.
+                let mut bytes = vec![0x92];
+                if before < 16 {
+                    bytes.push(0x90 | before as u8);
+                } else {
+                    bytes.extend([0xD4, before as u8]);
+                }
+                bytes.extend(std::iter::repeat_n(0x01, before));
+                let ahead = bytes.len();
+                bytes.extend(&string);
+                let typed = from_slice::<(Vec<i64>, &str)>(&bytes);
+                let alone = from_slice::<&str>(&string);
+                match ValueRef::decode_exact(&string) {
+                    Ok(ValueRef::String(s)) => {
+                        assert_eq!(alone, Ok(s), "{text:02X?}");
+                        assert_eq!(typed.map(|t| t.1), Ok(s), "{text:02X?} after {before}");
+                    }
+                    Err(e) => {
+                        assert_eq!(e.kind(), ErrorKind::InvalidUtf8);
+                        assert_eq!(alone, Err(Error::Decode(e)), "{text:02X?}");
+                        let shifted = Error::Decode(e.shifted(ahead));
+                        assert_eq!(typed.map(drop), Err(shifted), "{text:02X?} after {before}");
+                    }
+                    Ok(other) => panic!("{other:?}"),
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 3 * (41 + 41 * 40 / 2 + 40 * 39 / 2));
+}
