@@ -7,7 +7,8 @@
 use crate::build::{build, Node};
 use crate::error::{Error, ErrorKind};
 use crate::limits::DecodeOptions;
-use crate::reader::{err, missing_item, Reader, Token};
+use crate::marker as m;
+use crate::reader::{err, kind, missing_item, Kind, Reader, Token};
 use crate::value::ValueRef;
 
 /// Receives the items of a value walked by [`Decoder::visit_value`], in wire order.
@@ -277,73 +278,206 @@ impl<'a> Decoder<'a> {
     /// seen a prefix of the value, and the decoder stops where the error was found.
     #[inline]
     pub fn visit_value<V: Visitor<'a>>(&mut self, visitor: &mut V) -> Result<(), V::Error> {
+        // Each item costs one dispatch on its marker, and the nesting state lives in
+        // locals (registers) through the loop: the reader is copied out of `self` and
+        // back, and only the innermost open container's frame is a local (`top`), the
+        // frames around it on `self.stack`. `top.remaining` counts the items still to
+        // come after the one being read, a map's keys and values separately.
         let base = self.stack.len();
-        let max_depth = u64::from(self.reader.opts.limits.max_depth);
-        let len = self.reader.buf.len();
-        loop {
-            let start = self.reader.pos;
-            let is_key = self
-                .stack
-                .last()
-                .is_some_and(|f| f.is_map && f.remaining % 2 == 0);
-            self.reader.depth_full = self.stack.len() as u64 >= max_depth;
-            let tok = self
-                .reader
-                .token()
-                .map_err(|e| missing_item(e, start, len, self.stack.last().map(|f| f.start)))?;
-            if let Some(top) = self.stack.last_mut() {
-                if is_key && !matches!(tok, Token::String(_)) {
-                    return Err(err(ErrorKind::NonStringKey, start, "a string map key").into());
-                }
-                top.remaining -= 1;
+        // `level` counts the containers the walk has open; one more is allowed while
+        // `level < room` (the depth limit, less the containers open around the walk).
+        let room = u64::from(self.reader.opts.limits.max_depth).saturating_sub(base as u64);
+        let mut level = 0u64;
+        let mut r = self.reader.clone();
+        // The item slots the frames on the stack still promise, for the capacity hints
+        // (the reader counts them per token; the walk only when frames move).
+        let mut below = r.promised.saturating_sub(1);
+        // The first item belongs to the container open around the walk, if any: it is
+        // counted and key-checked against that frame here, once.
+        let mut is_key = match self.stack.last_mut() {
+            Some(f) => {
+                f.remaining = f.remaining.saturating_sub(1);
+                f.is_map && f.remaining % 2 == 1
             }
-            let opened = match tok {
-                Token::Int(i) => visitor.int(i).map(|()| None)?,
-                Token::String(s) => visitor.string(s, is_key).map(|()| None)?,
-                Token::Float(f) => visitor.float(f).map(|()| None)?,
-                Token::Null => visitor.null().map(|()| None)?,
-                Token::Bool(b) => visitor.bool(b).map(|()| None)?,
-                Token::Bytes(b) => visitor.bytes(b).map(|()| None)?,
-                Token::Uuid(u) => visitor.uuid(u).map(|()| None)?,
-                Token::List(n) => {
-                    visitor.list(n, self.reader.capacity_for(n, 1))?;
-                    Some((u64::from(n), false))
-                }
-                Token::Map(n) => {
-                    visitor.map(n, self.reader.capacity_for(n, 2))?;
-                    Some((2 * u64::from(n), true))
-                }
-                Token::Struct { tag, len } => {
-                    visitor.structure(tag, len, self.reader.capacity_for(len, 1))?;
-                    Some((u64::from(len), false))
+            None => false,
+        };
+        // At `level == 0` no container of the walk is open: this stand-in frame has
+        // nothing left, so the walk ends as soon as its one item is complete.
+        let mut top = Frame {
+            remaining: 0,
+            is_map: false,
+            start: 0,
+        };
+
+        /// `?` inside the walk: stop it with the error, converted.
+        macro_rules! tri {
+            ($walk:lifetime, $e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => break $walk Err(e.into()),
                 }
             };
-            match opened {
-                Some((remaining, is_map)) if remaining > 0 => {
-                    self.stack.push(Frame {
-                        remaining,
-                        is_map,
-                        start,
-                    });
-                    continue;
+        }
+        /// Opens a container of `$remaining` items (its header already read at
+        /// `$start`) and goes on with its first item; an empty one ends at once.
+        macro_rules! open {
+            ($walk:lifetime, $remaining:expr, $is_map:expr, $start:expr) => {{
+                let remaining: u64 = $remaining;
+                if remaining > 0 {
+                    below += top.remaining;
+                    self.stack.push(top);
+                    top = Frame {
+                        remaining: remaining - 1,
+                        is_map: $is_map,
+                        start: $start,
+                    };
+                    level += 1;
+                    is_key = $is_map;
+                    continue $walk;
                 }
-                Some(_) => visitor.end()?,
-                None => {}
-            }
-            // Close every container this item completed; the visitor saw those above
-            // `base` open, so it is told they end.
-            while let Some(top) = self.stack.last() {
-                if top.remaining != 0 {
-                    break;
+                tri!($walk, visitor.end());
+            }};
+        }
+
+        let result: Result<(), V::Error> = 'walk: loop {
+            let start = r.pos;
+            let Some(&marker) = r.buf.get(start) else {
+                let container = if level > 0 {
+                    Some(top.start)
+                } else {
+                    self.stack.last().map(|f| f.start)
+                };
+                break 'walk Err(no_marker(start, container).into());
+            };
+            r.pos = start + 1;
+            if is_key {
+                let key = if marker & 0xF0 == m::TINY_STRING {
+                    tri!('walk, r.string(start, u32::from(marker & 0x0F)))
+                } else {
+                    // Any other token is read in full first, so that its own errors
+                    // (a limit, a cut) come before the key rule's.
+                    r.pos = start;
+                    r.depth_full = level >= room;
+                    match tri!('walk, token_beside(&mut r)) {
+                        Token::String(s) => s,
+                        _ => break 'walk Err(non_string_key(start).into()),
+                    }
+                };
+                tri!('walk, visitor.string(key, true));
+            } else if marker as i8 >= -16 {
+                // Tiny integers, 0x00..=0x7F and 0xF0..=0xFF: exactly the bytes that
+                // are -16 or more as an i8, and that is their value.
+                tri!('walk, visitor.int(i64::from(marker as i8)));
+            } else {
+                let n = u32::from(marker & 0x0F);
+                match kind(marker) {
+                    Kind::TinyString => {
+                        let s = tri!('walk, r.string(start, n));
+                        tri!('walk, visitor.string(s, false));
+                    }
+                    Kind::Float => {
+                        let f = tri!('walk, r.float(start));
+                        tri!('walk, visitor.float(f));
+                    }
+                    Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
+                        let i = tri!('walk, r.sized_int(start, marker));
+                        tri!('walk, visitor.int(i));
+                    }
+                    Kind::String8 | Kind::String16 | Kind::String32 => {
+                        let s = tri!('walk, r.sized_string(start, marker));
+                        tri!('walk, visitor.string(s, false));
+                    }
+                    Kind::Null => tri!('walk, visitor.null()),
+                    Kind::False => tri!('walk, visitor.bool(false)),
+                    Kind::True => tri!('walk, visitor.bool(true)),
+                    Kind::TinyList => {
+                        r.depth_full = level >= room;
+                        let n = tri!('walk, r.container(start, n, 1, "list items"));
+                        tri!('walk, visitor.list(n, r.capacity_beside(n, 1, below + top.remaining)));
+                        open!('walk, u64::from(n), false, start);
+                    }
+                    Kind::TinyMap => {
+                        r.depth_full = level >= room;
+                        let n = tri!('walk, r.container(start, n, 2, "map entries"));
+                        tri!('walk, visitor.map(n, r.capacity_beside(n, 2, below + top.remaining)));
+                        open!('walk, 2 * u64::from(n), true, start);
+                    }
+                    Kind::TinyStruct => {
+                        r.depth_full = level >= room;
+                        let (tag, n) = tri!('walk, r.struct_header(start, n));
+                        tri!('walk, visitor.structure(tag, n, r.capacity_beside(n, 1, below + top.remaining)));
+                        open!('walk, u64::from(n), false, start);
+                    }
+                    Kind::Other => {
+                        // Byte arrays, sized lists and maps, UUIDs, legacy structures
+                        // and reserved markers: the whole token, out of line.
+                        r.pos = start;
+                        r.depth_full = level >= room;
+                        match tri!('walk, token_beside(&mut r)) {
+                            Token::Bytes(b) => tri!('walk, visitor.bytes(b)),
+                            Token::Uuid(u) => tri!('walk, visitor.uuid(u)),
+                            Token::List(n) => {
+                                tri!('walk, visitor.list(n, r.capacity_beside(n, 1, below + top.remaining)));
+                                open!('walk, u64::from(n), false, start);
+                            }
+                            Token::Map(n) => {
+                                tri!('walk, visitor.map(n, r.capacity_beside(n, 2, below + top.remaining)));
+                                open!('walk, 2 * u64::from(n), true, start);
+                            }
+                            Token::Struct { tag, len } => {
+                                tri!('walk, visitor.structure(tag, len, r.capacity_beside(len, 1, below + top.remaining)));
+                                open!('walk, u64::from(len), false, start);
+                            }
+                            // Never produced by these markers; handled all the same.
+                            Token::Null => tri!('walk, visitor.null()),
+                            Token::Bool(b) => tri!('walk, visitor.bool(b)),
+                            Token::Int(i) => tri!('walk, visitor.int(i)),
+                            Token::Float(f) => tri!('walk, visitor.float(f)),
+                            Token::String(s) => tri!('walk, visitor.string(s, false)),
+                        }
+                    }
                 }
-                self.stack.pop();
-                if self.stack.len() >= base {
-                    visitor.end()?;
+            }
+            // The item is complete: close every container of the walk it completed
+            // (the stand-in frame at `depth == base` has nothing left: the walk is done).
+            while top.remaining == 0 {
+                if level == 0 {
+                    break 'walk Ok(());
                 }
+                tri!('walk, visitor.end());
+                let Some(parent) = self.stack.pop() else {
+                    break 'walk Ok(()); // never: each open pushed one frame
+                };
+                top = parent;
+                below -= top.remaining;
+                level -= 1;
             }
-            if self.stack.len() <= base {
-                return Ok(());
+            is_key = top.is_map && top.remaining % 2 == 0;
+            top.remaining -= 1;
+        };
+        r.promised = below + top.remaining;
+        self.reader = r;
+        match result {
+            Ok(()) => {
+                // The containers around the walk whose last item this was are complete.
+                self.end_items();
+                Ok(())
             }
+            Err(e) => {
+                self.restore_stack(base, level, top);
+                Err(e)
+            }
+        }
+    }
+
+    /// After a walk stopped by an error: the containers it had opened stay open, as
+    /// [`Decoder::next_token`] would have left them (the stand-in frame removed).
+    #[cold]
+    #[inline(never)]
+    fn restore_stack(&mut self, base: usize, level: u64, top: Frame) {
+        if level > 0 {
+            self.stack.push(top);
+            self.stack.remove(base);
         }
     }
 
@@ -414,4 +548,39 @@ impl<'a> Decoder<'a> {
         }
         Ok(())
     }
+}
+
+/// [`Reader::token`] out of line, for the markers [`Decoder::visit_value`] does not read
+/// itself (rare in Bolt traffic).
+/// Takes and gives back the reader by value, so that the caller's reader (a local kept
+/// in registers) never has its address taken.
+#[inline(never)]
+fn token_out_of_line<'a>(mut r: Reader<'a>) -> (Reader<'a>, Result<Token<'a>, Error>) {
+    let tok = r.token();
+    (r, tok)
+}
+
+/// [`token_out_of_line`] on `r` in place.
+#[inline(always)]
+fn token_beside<'a>(r: &mut Reader<'a>) -> Result<Token<'a>, Error> {
+    let (after, tok) = token_out_of_line(r.clone());
+    *r = after;
+    tok
+}
+
+/// The input ended where an item's marker was due: inside a container, that container
+/// is the item that could not be completed.
+#[cold]
+#[inline(never)]
+fn no_marker(start: usize, container: Option<usize>) -> Error {
+    match container {
+        Some(at) => Error::new(ErrorKind::UnexpectedEnd, at, "more container items"),
+        None => Error::new(ErrorKind::UnexpectedEnd, start, "a marker byte"),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn non_string_key(start: usize) -> Error {
+    Error::new(ErrorKind::NonStringKey, start, "a string map key")
 }
