@@ -98,6 +98,45 @@ struct Frame {
     start: usize,
 }
 
+/// A container [`Decoder::visit_value`] has open, saved while an item inside it is
+/// walked: the fields that live in locals while it is the innermost (`remaining`,
+/// `is_map`), and those only the rare paths read (`start`, for errors; `below`, for
+/// capacity hints).
+#[derive(Debug, Clone, Copy, Default)]
+struct Saved {
+    /// Items still to come after the one being walked.
+    remaining: u64,
+    /// Offset of the container's marker.
+    start: usize,
+    /// Item slots promised by the containers around this one.
+    below: u64,
+    is_map: bool,
+}
+
+/// How many levels of [`Decoder::visit_value`]'s walk are saved on the machine stack
+/// (deeper ones in a `Vec` the decoder keeps).
+const SLOTS: usize = 8;
+
+/// Slot `i` of a walk: in `slots`, or beyond them in `deep` (grown as needed).
+#[inline(always)]
+fn slot<'s>(slots: &'s mut [Saved; SLOTS], deep: &'s mut Vec<Saved>, i: usize) -> &'s mut Saved {
+    match slots.get_mut(i) {
+        Some(s) => s,
+        None => deep_slot(deep, i - SLOTS),
+    }
+}
+
+/// [`slot`] beyond the first [`SLOTS`], out of line.
+#[inline(never)]
+fn deep_slot(deep: &mut Vec<Saved>, j: usize) -> &mut Saved {
+    if deep.len() <= j {
+        deep.resize(j + 1, Saved::default());
+    }
+    // `j < deep.len()` now: this cannot panic.
+    #[allow(clippy::indexing_slicing)]
+    &mut deep[j]
+}
+
 /// The pull decoder: yields one [`Token`] at a time, tracking nesting so that it can enforce
 /// the depth limit and that map keys are strings, and can build whole values at any point.
 ///
@@ -119,6 +158,8 @@ struct Frame {
 pub struct Decoder<'a> {
     reader: Reader<'a>,
     stack: Vec<Frame>,
+    /// [`Decoder::visit_value`]'s saved containers beyond its first [`SLOTS`] levels.
+    deep: Vec<Saved>,
 }
 
 impl<'a> Decoder<'a> {
@@ -132,6 +173,7 @@ impl<'a> Decoder<'a> {
         Decoder {
             reader: Reader::new(buf, opts),
             stack: Vec::new(),
+            deep: Vec::new(),
         }
     }
 
@@ -280,34 +322,35 @@ impl<'a> Decoder<'a> {
     pub fn visit_value<V: Visitor<'a>>(&mut self, visitor: &mut V) -> Result<(), V::Error> {
         // Each item costs one dispatch on its marker, and the nesting state lives in
         // locals (registers) through the loop: the reader is copied out of `self` and
-        // back, and only the innermost open container's frame is a local (`top`), the
-        // frames around it on `self.stack`. `top.remaining` counts the items still to
-        // come after the one being read, a map's keys and values separately.
+        // back, the innermost container's count (`rem`: the items after the one being
+        // read, a map's keys and values counted separately) and kind are locals, and
+        // the containers around it are saved in `slots` (a small array on the stack;
+        // deeper ones in `self.deep`) only while an item inside them is walked.
         let base = self.stack.len();
-        // `level` counts the containers the walk has open; one more is allowed while
-        // `level < room` (the depth limit, less the containers open around the walk).
+        // One more container is allowed while `level < room` (the depth limit, less the
+        // containers open around the walk).
         let room = u64::from(self.reader.opts.limits.max_depth).saturating_sub(base as u64);
-        let mut level = 0u64;
         let mut r = self.reader.clone();
-        // The item slots the frames on the stack still promise, for the capacity hints
-        // (the reader counts them per token; the walk only when frames move).
-        let mut below = r.promised.saturating_sub(1);
         // The first item belongs to the container open around the walk, if any: it is
         // counted and key-checked against that frame here, once.
-        let mut is_key = match self.stack.last_mut() {
+        let first_is_key = match self.stack.last_mut() {
             Some(f) => {
                 f.remaining = f.remaining.saturating_sub(1);
                 f.is_map && f.remaining % 2 == 1
             }
             None => false,
         };
-        // At `level == 0` no container of the walk is open: this stand-in frame has
-        // nothing left, so the walk ends as soon as its one item is complete.
-        let mut top = Frame {
-            remaining: 0,
-            is_map: false,
-            start: 0,
-        };
+        if first_is_key {
+            return self.visit_key(r, room, visitor);
+        }
+        let mut slots = [Saved::default(); SLOTS];
+        // Level 0 stands for the walk itself: nothing follows its one item. It records
+        // the item slots the frames on the stack still promise, for capacity hints (the
+        // reader counts them per token; the walk only when a container opens).
+        slots[0].below = r.promised.saturating_sub(1);
+        let mut level = 0usize;
+        let mut rem = 0u64;
+        let mut is_map = false;
 
         /// `?` inside the walk: stop it with the error, converted.
         macro_rules! tri {
@@ -318,21 +361,29 @@ impl<'a> Decoder<'a> {
                 }
             };
         }
-        /// Opens a container of `$remaining` items (its header already read at
-        /// `$start`) and goes on with its first item; an empty one ends at once.
+        /// The item slots promised beside a container opened now: those of every open
+        /// container, less the one item being read.
+        macro_rules! others {
+            () => {
+                slot(&mut slots, &mut self.deep, level).below + rem
+            };
+        }
+        /// Opens a container of `$items` items whose header was read at `$start`, and
+        /// goes on with its first item; an empty one ends at once.
         macro_rules! open {
-            ($walk:lifetime, $remaining:expr, $is_map:expr, $start:expr) => {{
-                let remaining: u64 = $remaining;
-                if remaining > 0 {
-                    below += top.remaining;
-                    self.stack.push(top);
-                    top = Frame {
-                        remaining: remaining - 1,
-                        is_map: $is_map,
-                        start: $start,
-                    };
+            ($walk:lifetime, $items:expr, $map:expr, $start:expr) => {{
+                let items: u64 = $items;
+                if items > 0 {
+                    let parent = slot(&mut slots, &mut self.deep, level);
+                    parent.remaining = rem;
+                    parent.is_map = is_map;
+                    let below = parent.below + rem;
                     level += 1;
-                    is_key = $is_map;
+                    let top = slot(&mut slots, &mut self.deep, level);
+                    top.start = $start;
+                    top.below = below;
+                    rem = items - 1;
+                    is_map = $map;
                     continue $walk;
                 }
                 tri!($walk, visitor.end());
@@ -343,26 +394,15 @@ impl<'a> Decoder<'a> {
             let start = r.pos;
             let Some(&marker) = r.buf.get(start) else {
                 let container = if level > 0 {
-                    Some(top.start)
+                    Some(slot(&mut slots, &mut self.deep, level).start)
                 } else {
                     self.stack.last().map(|f| f.start)
                 };
                 break 'walk Err(no_marker(start, container).into());
             };
             r.pos = start + 1;
-            if is_key {
-                let key = if marker & 0xF0 == m::TINY_STRING {
-                    tri!('walk, r.string(start, u32::from(marker & 0x0F)))
-                } else {
-                    // Any other token is read in full first, so that its own errors
-                    // (a limit, a cut) come before the key rule's.
-                    r.pos = start;
-                    r.depth_full = level >= room;
-                    match tri!('walk, token_beside(&mut r)) {
-                        Token::String(s) => s,
-                        _ => break 'walk Err(non_string_key(start).into()),
-                    }
-                };
+            if is_map && rem % 2 == 1 {
+                let key = tri!('walk, key(&mut r, start, marker, level as u64 >= room));
                 tri!('walk, visitor.string(key, true));
             } else if marker as i8 >= -16 {
                 // Tiny integers, 0x00..=0x7F and 0xF0..=0xFF: exactly the bytes that
@@ -391,41 +431,45 @@ impl<'a> Decoder<'a> {
                     Kind::False => tri!('walk, visitor.bool(false)),
                     Kind::True => tri!('walk, visitor.bool(true)),
                     Kind::TinyList => {
-                        r.depth_full = level >= room;
+                        r.depth_full = level as u64 >= room;
                         let n = tri!('walk, r.container(start, n, 1, "list items"));
-                        tri!('walk, visitor.list(n, r.capacity_beside(n, 1, below + top.remaining)));
+                        tri!('walk, visitor.list(n, r.capacity_beside(n, 1, others!())));
                         open!('walk, u64::from(n), false, start);
                     }
                     Kind::TinyMap => {
-                        r.depth_full = level >= room;
+                        r.depth_full = level as u64 >= room;
                         let n = tri!('walk, r.container(start, n, 2, "map entries"));
-                        tri!('walk, visitor.map(n, r.capacity_beside(n, 2, below + top.remaining)));
+                        tri!('walk, visitor.map(n, r.capacity_beside(n, 2, others!())));
                         open!('walk, 2 * u64::from(n), true, start);
                     }
                     Kind::TinyStruct => {
-                        r.depth_full = level >= room;
+                        r.depth_full = level as u64 >= room;
                         let (tag, n) = tri!('walk, r.struct_header(start, n));
-                        tri!('walk, visitor.structure(tag, n, r.capacity_beside(n, 1, below + top.remaining)));
+                        let capacity = r.capacity_beside(n, 1, others!());
+                        tri!('walk, visitor.structure(tag, n, capacity));
                         open!('walk, u64::from(n), false, start);
                     }
                     Kind::Other => {
                         // Byte arrays, sized lists and maps, UUIDs, legacy structures
                         // and reserved markers: the whole token, out of line.
                         r.pos = start;
-                        r.depth_full = level >= room;
+                        r.depth_full = level as u64 >= room;
                         match tri!('walk, token_beside(&mut r)) {
                             Token::Bytes(b) => tri!('walk, visitor.bytes(b)),
                             Token::Uuid(u) => tri!('walk, visitor.uuid(u)),
                             Token::List(n) => {
-                                tri!('walk, visitor.list(n, r.capacity_beside(n, 1, below + top.remaining)));
+                                let capacity = r.capacity_beside(n, 1, others!());
+                                tri!('walk, visitor.list(n, capacity));
                                 open!('walk, u64::from(n), false, start);
                             }
                             Token::Map(n) => {
-                                tri!('walk, visitor.map(n, r.capacity_beside(n, 2, below + top.remaining)));
+                                let capacity = r.capacity_beside(n, 2, others!());
+                                tri!('walk, visitor.map(n, capacity));
                                 open!('walk, 2 * u64::from(n), true, start);
                             }
                             Token::Struct { tag, len } => {
-                                tri!('walk, visitor.structure(tag, len, r.capacity_beside(len, 1, below + top.remaining)));
+                                let capacity = r.capacity_beside(len, 1, others!());
+                                tri!('walk, visitor.structure(tag, len, capacity));
                                 open!('walk, u64::from(len), false, start);
                             }
                             // Never produced by these markers; handled all the same.
@@ -439,23 +483,20 @@ impl<'a> Decoder<'a> {
                 }
             }
             // The item is complete: close every container of the walk it completed
-            // (the stand-in frame at `depth == base` has nothing left: the walk is done).
-            while top.remaining == 0 {
+            // (level 0 has nothing after its one item: the walk is done).
+            while rem == 0 {
                 if level == 0 {
                     break 'walk Ok(());
                 }
                 tri!('walk, visitor.end());
-                let Some(parent) = self.stack.pop() else {
-                    break 'walk Ok(()); // never: each open pushed one frame
-                };
-                top = parent;
-                below -= top.remaining;
                 level -= 1;
+                let parent = slot(&mut slots, &mut self.deep, level);
+                rem = parent.remaining;
+                is_map = parent.is_map;
             }
-            is_key = top.is_map && top.remaining % 2 == 0;
-            top.remaining -= 1;
+            rem -= 1;
         };
-        r.promised = below + top.remaining;
+        r.promised = slot(&mut slots, &mut self.deep, level).below + rem;
         self.reader = r;
         match result {
             Ok(()) => {
@@ -464,20 +505,54 @@ impl<'a> Decoder<'a> {
                 Ok(())
             }
             Err(e) => {
-                self.restore_stack(base, level, top);
+                self.keep_open(&slots, level, rem, is_map);
                 Err(e)
             }
         }
     }
 
+    /// [`Decoder::visit_value`] when the item is a map key.
+    #[inline(never)]
+    fn visit_key<V: Visitor<'a>>(
+        &mut self,
+        mut r: Reader<'a>,
+        room: u64,
+        visitor: &mut V,
+    ) -> Result<(), V::Error> {
+        let start = r.pos;
+        // The key fills one promised slot.
+        let promised = r.promised.saturating_sub(1);
+        let result = match r.buf.get(start) {
+            None => Err(no_marker(start, self.stack.last().map(|f| f.start))),
+            Some(&marker) => {
+                r.pos = start + 1;
+                key(&mut r, start, marker, room == 0)
+            }
+        };
+        r.promised = promised;
+        self.reader = r;
+        visitor.string(result?, true)?;
+        self.end_items();
+        Ok(())
+    }
+
     /// After a walk stopped by an error: the containers it had opened stay open, as
-    /// [`Decoder::next_token`] would have left them (the stand-in frame removed).
+    /// [`Decoder::next_token`] would have left them.
     #[cold]
     #[inline(never)]
-    fn restore_stack(&mut self, base: usize, level: u64, top: Frame) {
-        if level > 0 {
-            self.stack.push(top);
-            self.stack.remove(base);
+    fn keep_open(&mut self, slots: &[Saved; SLOTS], level: usize, rem: u64, is_map: bool) {
+        for i in 1..=level {
+            let saved = match slots.get(i) {
+                Some(s) => *s,
+                None => self.deep.get(i - SLOTS).copied().unwrap_or_default(),
+            };
+            let remaining = if i == level { rem } else { saved.remaining };
+            let is_map = if i == level { is_map } else { saved.is_map };
+            self.stack.push(Frame {
+                remaining,
+                is_map,
+                start: saved.start,
+            });
         }
     }
 
@@ -558,6 +633,28 @@ impl<'a> Decoder<'a> {
 fn token_out_of_line<'a>(mut r: Reader<'a>) -> (Reader<'a>, Result<Token<'a>, Error>) {
     let tok = r.token();
     (r, tok)
+}
+
+/// A map key: a string, else [`ErrorKind::NonStringKey`] (after the checks any token
+/// gets, so a container key at the depth limit is a limit error as for other items).
+/// The marker was read at `start`; `depth_full` says whether a container would be too
+/// deep.
+#[inline(always)]
+fn key<'a>(
+    r: &mut Reader<'a>,
+    start: usize,
+    marker: u8,
+    depth_full: bool,
+) -> Result<&'a str, Error> {
+    if marker & 0xF0 == m::TINY_STRING {
+        return r.string(start, u32::from(marker & 0x0F));
+    }
+    r.pos = start;
+    r.depth_full = depth_full;
+    match token_beside(r)? {
+        Token::String(s) => Ok(s),
+        _ => Err(non_string_key(start)),
+    }
 }
 
 /// [`token_out_of_line`] on `r` in place.
