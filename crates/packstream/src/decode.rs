@@ -98,6 +98,13 @@ struct Frame {
     start: usize,
 }
 
+/// [`Decoder`]'s innermost container when none is open.
+const NONE_OPEN: Frame = Frame {
+    remaining: 0,
+    is_map: false,
+    start: 0,
+};
+
 /// A container [`Decoder::visit_value`] has open, saved while an item inside it is
 /// walked: the fields that live in locals while it is the innermost (`remaining`,
 /// `is_map`), and those only the rare paths read (`start`, for errors; `below`, for
@@ -157,6 +164,12 @@ fn deep_slot(deep: &mut Vec<Saved>, j: usize) -> &mut Saved {
 #[derive(Debug, Clone)]
 pub struct Decoder<'a> {
     reader: Reader<'a>,
+    /// The innermost open container, kept out of the `Vec` so that each token reaches it
+    /// without the vector's pointer and length; with none open, [`NONE_OPEN`] (nothing
+    /// left, never counted down).
+    top: Frame,
+    /// The containers around `top`, outermost first, and under them [`NONE_OPEN`]: as
+    /// many entries as containers are open.
     stack: Vec<Frame>,
     /// [`Decoder::visit_value`]'s saved containers beyond its first [`SLOTS`] levels.
     deep: Vec<Saved>,
@@ -172,6 +185,7 @@ impl<'a> Decoder<'a> {
     pub fn with_options(buf: &'a [u8], opts: DecodeOptions) -> Self {
         Decoder {
             reader: Reader::new(buf, opts),
+            top: NONE_OPEN,
             stack: Vec::new(),
             deep: Vec::new(),
         }
@@ -181,6 +195,7 @@ impl<'a> Decoder<'a> {
     pub fn reset(&mut self, buf: &'a [u8]) {
         self.reader = Reader::new(buf, self.reader.opts);
         self.stack.clear();
+        self.top = NONE_OPEN;
     }
 
     /// Byte offset of the next token.
@@ -215,23 +230,36 @@ impl<'a> Decoder<'a> {
         tok_is_string: impl FnOnce() -> bool,
         start: usize,
     ) -> Result<(), Error> {
-        if let Some(top) = self.stack.last_mut() {
-            if top.is_map && top.remaining % 2 == 0 && !tok_is_string() {
-                return Err(err(ErrorKind::NonStringKey, start, "a string map key"));
-            }
-            top.remaining -= 1;
+        let top = &mut self.top;
+        if top.is_map && top.remaining % 2 == 0 && !tok_is_string() {
+            return Err(err(ErrorKind::NonStringKey, start, "a string map key"));
         }
+        // `NONE_OPEN` stays at 0; an open container has this item left at least.
+        top.remaining = top.remaining.saturating_sub(1);
         Ok(())
+    }
+
+    /// The innermost open container.
+    #[inline]
+    fn innermost(&self) -> Option<&Frame> {
+        (!self.stack.is_empty()).then_some(&self.top)
+    }
+
+    /// Opens `frame` inside the innermost open container.
+    #[inline]
+    fn open(&mut self, frame: Frame) {
+        let outer = core::mem::replace(&mut self.top, frame);
+        self.stack.push(outer);
     }
 
     /// Pops every container whose last item has been read.
     #[inline]
     fn end_items(&mut self) {
-        while let Some(top) = self.stack.last() {
-            if top.remaining != 0 {
+        while self.top.remaining == 0 {
+            let Some(outer) = self.stack.pop() else {
                 break;
-            }
-            self.stack.pop();
+            };
+            self.top = outer;
         }
     }
 
@@ -250,7 +278,7 @@ impl<'a> Decoder<'a> {
                 e,
                 start,
                 self.reader.buf.len(),
-                self.stack.last().map(|f| f.start),
+                self.innermost().map(|f| f.start),
             )
         })?;
         self.begin_item(|| matches!(tok, Token::String(_)), start)?;
@@ -260,7 +288,7 @@ impl<'a> Decoder<'a> {
             _ => (0, false),
         };
         if len > 0 {
-            self.stack.push(Frame {
+            self.open(Frame {
                 remaining: len,
                 is_map,
                 start,
@@ -333,12 +361,11 @@ impl<'a> Decoder<'a> {
         let mut r = self.reader.clone();
         // The first item belongs to the container open around the walk, if any: it is
         // counted and key-checked against that frame here, once.
-        let first_is_key = match self.stack.last_mut() {
-            Some(f) => {
-                f.remaining = f.remaining.saturating_sub(1);
-                f.is_map && f.remaining % 2 == 1
-            }
-            None => false,
+        let first_is_key = {
+            // `NONE_OPEN` (no container open) stays at 0 and is no map.
+            let f = &mut self.top;
+            f.remaining = f.remaining.saturating_sub(1);
+            f.is_map && f.remaining % 2 == 1
         };
         if first_is_key {
             return self.visit_key(r, room, visitor);
@@ -396,7 +423,7 @@ impl<'a> Decoder<'a> {
                 let container = if level > 0 {
                     Some(slot(&mut slots, &mut self.deep, level).start)
                 } else {
-                    self.stack.last().map(|f| f.start)
+                    self.innermost().map(|f| f.start)
                 };
                 break 'walk Err(no_marker(start, container).into());
             };
@@ -523,7 +550,7 @@ impl<'a> Decoder<'a> {
         // The key fills one promised slot.
         let promised = r.promised.saturating_sub(1);
         let result = match r.buf.get(start) {
-            None => Err(no_marker(start, self.stack.last().map(|f| f.start))),
+            None => Err(no_marker(start, self.innermost().map(|f| f.start))),
             Some(&marker) => {
                 r.pos = start + 1;
                 key(&mut r, start, marker, room == 0)
@@ -548,7 +575,7 @@ impl<'a> Decoder<'a> {
             };
             let remaining = if i == level { rem } else { saved.remaining };
             let is_map = if i == level { is_map } else { saved.is_map };
-            self.stack.push(Frame {
+            self.open(Frame {
                 remaining,
                 is_map,
                 start: saved.start,
@@ -593,10 +620,9 @@ impl<'a> Decoder<'a> {
         let base_depth = self.stack.len();
         let limit = u64::from(self.reader.opts.limits.max_depth);
         let key_expected = self
-            .stack
-            .last()
+            .innermost()
             .is_some_and(|top| top.is_map && top.remaining % 2 == 0);
-        let container = self.stack.last().map(|f| f.start);
+        let container = self.innermost().map(|f| f.start);
         let value = build(
             &mut self.reader,
             base_depth as u64,
