@@ -271,6 +271,83 @@ impl<'a> Decoder<'a> {
     #[inline]
     pub fn next_token(&mut self) -> Result<Token<'a>, Error> {
         let start = self.reader.pos;
+        let top = self.top;
+        let is_key = top.is_map && top.remaining % 2 == 0;
+        let (false, Some(&marker)) = (is_key, self.reader.buf.get(start)) else {
+            return self.any_token();
+        };
+        // Scalars and tiny containers (no key expected) are read here: one dispatch on
+        // the marker, no second dispatch on the token; the rest by `any_token`.
+        let depth = self.stack.len();
+        let r = &mut self.reader;
+        // As `Reader::token` does: this item fills one promised slot.
+        let promised = r.promised;
+        r.promised = promised.saturating_sub(1);
+        r.pos = start + 1;
+        let tok = if marker as i8 >= -16 {
+            // Tiny integers: exactly the bytes that are -16 or more as an i8.
+            Token::Int(i64::from(marker as i8))
+        } else {
+            let n = u32::from(marker & 0x0F);
+            match kind(marker) {
+                Kind::TinyString => Token::String(r.string(start, n)?),
+                Kind::Float => Token::Float(r.float(start)?),
+                Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
+                    Token::Int(r.sized_int(start, marker)?)
+                }
+                Kind::String8 | Kind::String16 | Kind::String32 => {
+                    Token::String(r.sized_string(start, marker)?)
+                }
+                Kind::Null => Token::Null,
+                Kind::False => Token::Bool(false),
+                Kind::True => Token::Bool(true),
+                Kind::TinyList | Kind::TinyMap | Kind::TinyStruct => {
+                    r.depth_full = depth as u64 >= u64::from(r.opts.limits.max_depth);
+                    let (tok, items, is_map) = match kind(marker) {
+                        Kind::TinyList => {
+                            let n = r.container(start, n, 1, "list items")?;
+                            (Token::List(n), u64::from(n), false)
+                        }
+                        Kind::TinyMap => {
+                            let n = r.container(start, n, 2, "map entries")?;
+                            (Token::Map(n), 2 * u64::from(n), true)
+                        }
+                        _ => {
+                            let (tag, len) = r.struct_header(start, n)?;
+                            (Token::Struct { tag, len }, u64::from(len), false)
+                        }
+                    };
+                    self.top.remaining = top.remaining.saturating_sub(1);
+                    if items > 0 {
+                        self.open(Frame {
+                            remaining: items,
+                            is_map,
+                            start,
+                        });
+                    } else if self.top.remaining == 0 {
+                        self.end_items();
+                    }
+                    return Ok(tok);
+                }
+                Kind::Other => {
+                    r.pos = start;
+                    r.promised = promised;
+                    return self.any_token();
+                }
+            }
+        };
+        // `NONE_OPEN` stays at 0; an open container has this item left at least.
+        self.top.remaining = top.remaining.saturating_sub(1);
+        if self.top.remaining == 0 {
+            self.end_items();
+        }
+        Ok(tok)
+    }
+
+    /// [`Decoder::next_token`] for any token: every check through [`Reader::token`].
+    #[inline]
+    fn any_token(&mut self) -> Result<Token<'a>, Error> {
+        let start = self.reader.pos;
         self.reader.depth_full =
             self.stack.len() as u64 >= u64::from(self.reader.opts.limits.max_depth);
         let tok = self.reader.token().map_err(|e| {
