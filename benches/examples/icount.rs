@@ -11,7 +11,9 @@
 //! `serde`, `rmp-serde` (rows of an untagged enum per cell; record workloads only),
 //! `typed`, `typed-reused`, `rmp-typed` (the same records into concrete structs: one
 //! `from_slice` per record, one reused `packstream::serde::Deserializer`), `tokens` (the pull decoder,
-//! every token) and `flat` (the bare tokenizer under it, no nesting bookkeeping); encode
+//! every token), `visit` (`Decoder::visit_value` with a visitor that only counts: what a
+//! binding's visitor costs beyond its own work) and `flat` (the bare tokenizer under
+//! them, no nesting bookkeeping); encode
 //! with `encode` and `rmpv-encode`. `benches/icount.sh` runs the table of RESULTS.md.
 use std::hint::black_box;
 
@@ -110,6 +112,74 @@ fn pulled_token_count(b: &[u8]) -> usize {
     n
 }
 
+/// Counts the items `Decoder::visit_value` hands it (and nothing else), so that `visit`
+/// measures the walk itself.
+struct Count(usize);
+
+impl<'a> packstream::Visitor<'a> for Count {
+    type Error = packstream::Error;
+    #[inline]
+    fn null(&mut self) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn bool(&mut self, _: bool) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn int(&mut self, _: i64) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn float(&mut self, _: f64) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn string(&mut self, _: &'a str, _: bool) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn bytes(&mut self, _: &'a [u8]) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn uuid(&mut self, _: [u8; 16]) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn list(&mut self, _: u32, _: usize) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn map(&mut self, _: u32, _: usize) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+    #[inline]
+    fn structure(&mut self, _: u8, _: u32, _: usize) -> Result<(), Self::Error> {
+        self.0 += 1;
+        Ok(())
+    }
+}
+
+/// Every token of `b` through `Decoder::visit_value` (one walk per value), in a function
+/// of its own like [`pulled_token_count`].
+#[inline(never)]
+fn visited_token_count(b: &[u8]) -> usize {
+    let mut dec = packstream::Decoder::new(b);
+    let mut count = Count(0);
+    while dec.position() < b.len() && dec.visit_value(&mut count).is_ok() {}
+    count.0
+}
+
 /// The measured loop, on its own so that a profile can be limited to it
 /// (`valgrind --tool=callgrind --toggle-collect='*measured*' ...`).
 #[inline(never)]
@@ -167,6 +237,10 @@ fn measured(
             // Every token of each message through the pull decoder (nesting tracked)...
             "tokens" => pb.iter().for_each(|b| {
                 black_box(pulled_token_count(black_box(b)));
+            }),
+            // ...through the visitor walk bindings use...
+            "visit" => pb.iter().for_each(|b| {
+                black_box(visited_token_count(black_box(b)));
             }),
             // ...and through the bare tokenizer under it (no nesting bookkeeping).
             "flat" => pb.iter().for_each(|b| {

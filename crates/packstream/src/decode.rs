@@ -7,7 +7,8 @@
 use crate::build::{build, Node};
 use crate::error::{Error, ErrorKind};
 use crate::limits::DecodeOptions;
-use crate::reader::{err, missing_item, Reader, Token};
+use crate::marker as m;
+use crate::reader::{err, kind, missing_item, Kind, Reader, Token};
 use crate::value::ValueRef;
 
 /// Receives the items of a value walked by [`Decoder::visit_value`], in wire order.
@@ -97,6 +98,52 @@ struct Frame {
     start: usize,
 }
 
+/// [`Decoder`]'s innermost container when none is open.
+const NONE_OPEN: Frame = Frame {
+    remaining: 0,
+    is_map: false,
+    start: 0,
+};
+
+/// A container [`Decoder::visit_value`] has open, saved while an item inside it is
+/// walked: the fields that live in locals while it is the innermost (`remaining`,
+/// `is_map`), and those only the rare paths read (`start`, for errors; `below`, for
+/// capacity hints).
+#[derive(Debug, Clone, Copy, Default)]
+struct Saved {
+    /// Items still to come after the one being walked.
+    remaining: u64,
+    /// Offset of the container's marker.
+    start: usize,
+    /// Item slots promised by the containers around this one.
+    below: u64,
+    is_map: bool,
+}
+
+/// How many levels of [`Decoder::visit_value`]'s walk are saved on the machine stack
+/// (deeper ones in a `Vec` the decoder keeps).
+const SLOTS: usize = 8;
+
+/// Slot `i` of a walk: in `slots`, or beyond them in `deep` (grown as needed).
+#[inline(always)]
+fn slot<'s>(slots: &'s mut [Saved; SLOTS], deep: &'s mut Vec<Saved>, i: usize) -> &'s mut Saved {
+    match slots.get_mut(i) {
+        Some(s) => s,
+        None => deep_slot(deep, i - SLOTS),
+    }
+}
+
+/// [`slot`] beyond the first [`SLOTS`], out of line.
+#[inline(never)]
+fn deep_slot(deep: &mut Vec<Saved>, j: usize) -> &mut Saved {
+    if deep.len() <= j {
+        deep.resize(j + 1, Saved::default());
+    }
+    // `j < deep.len()` now: this cannot panic.
+    #[allow(clippy::indexing_slicing)]
+    &mut deep[j]
+}
+
 /// The pull decoder: yields one [`Token`] at a time, tracking nesting so that it can enforce
 /// the depth limit and that map keys are strings, and can build whole values at any point.
 ///
@@ -117,7 +164,15 @@ struct Frame {
 #[derive(Debug, Clone)]
 pub struct Decoder<'a> {
     reader: Reader<'a>,
+    /// The innermost open container, kept out of the `Vec` so that each token reaches it
+    /// without the vector's pointer and length; with none open, [`NONE_OPEN`] (nothing
+    /// left, never counted down).
+    top: Frame,
+    /// The containers around `top`, outermost first, and under them [`NONE_OPEN`]: as
+    /// many entries as containers are open.
     stack: Vec<Frame>,
+    /// [`Decoder::visit_value`]'s saved containers beyond its first [`SLOTS`] levels.
+    deep: Vec<Saved>,
 }
 
 impl<'a> Decoder<'a> {
@@ -130,7 +185,9 @@ impl<'a> Decoder<'a> {
     pub fn with_options(buf: &'a [u8], opts: DecodeOptions) -> Self {
         Decoder {
             reader: Reader::new(buf, opts),
+            top: NONE_OPEN,
             stack: Vec::new(),
+            deep: Vec::new(),
         }
     }
 
@@ -138,6 +195,7 @@ impl<'a> Decoder<'a> {
     pub fn reset(&mut self, buf: &'a [u8]) {
         self.reader = Reader::new(buf, self.reader.opts);
         self.stack.clear();
+        self.top = NONE_OPEN;
     }
 
     /// Byte offset of the next token.
@@ -172,23 +230,36 @@ impl<'a> Decoder<'a> {
         tok_is_string: impl FnOnce() -> bool,
         start: usize,
     ) -> Result<(), Error> {
-        if let Some(top) = self.stack.last_mut() {
-            if top.is_map && top.remaining % 2 == 0 && !tok_is_string() {
-                return Err(err(ErrorKind::NonStringKey, start, "a string map key"));
-            }
-            top.remaining -= 1;
+        let top = &mut self.top;
+        if top.is_map && top.remaining % 2 == 0 && !tok_is_string() {
+            return Err(err(ErrorKind::NonStringKey, start, "a string map key"));
         }
+        // `NONE_OPEN` stays at 0; an open container has this item left at least.
+        top.remaining = top.remaining.saturating_sub(1);
         Ok(())
+    }
+
+    /// The innermost open container.
+    #[inline]
+    fn innermost(&self) -> Option<&Frame> {
+        (!self.stack.is_empty()).then_some(&self.top)
+    }
+
+    /// Opens `frame` inside the innermost open container.
+    #[inline]
+    fn open(&mut self, frame: Frame) {
+        let outer = core::mem::replace(&mut self.top, frame);
+        self.stack.push(outer);
     }
 
     /// Pops every container whose last item has been read.
     #[inline]
     fn end_items(&mut self) {
-        while let Some(top) = self.stack.last() {
-            if top.remaining != 0 {
+        while self.top.remaining == 0 {
+            let Some(outer) = self.stack.pop() else {
                 break;
-            }
-            self.stack.pop();
+            };
+            self.top = outer;
         }
     }
 
@@ -200,6 +271,83 @@ impl<'a> Decoder<'a> {
     #[inline]
     pub fn next_token(&mut self) -> Result<Token<'a>, Error> {
         let start = self.reader.pos;
+        let top = self.top;
+        let is_key = top.is_map && top.remaining % 2 == 0;
+        let (false, Some(&marker)) = (is_key, self.reader.buf.get(start)) else {
+            return self.any_token();
+        };
+        // Scalars and tiny containers (no key expected) are read here: one dispatch on
+        // the marker, no second dispatch on the token; the rest by `any_token`.
+        let depth = self.stack.len();
+        let r = &mut self.reader;
+        // As `Reader::token` does: this item fills one promised slot.
+        let promised = r.promised;
+        r.promised = promised.saturating_sub(1);
+        r.pos = start + 1;
+        let tok = if marker as i8 >= -16 {
+            // Tiny integers: exactly the bytes that are -16 or more as an i8.
+            Token::Int(i64::from(marker as i8))
+        } else {
+            let n = u32::from(marker & 0x0F);
+            match kind(marker) {
+                Kind::TinyString => Token::String(r.string(start, n)?),
+                Kind::Float => Token::Float(r.float(start)?),
+                Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
+                    Token::Int(r.sized_int(start, marker)?)
+                }
+                Kind::String8 | Kind::String16 | Kind::String32 => {
+                    Token::String(r.sized_string(start, marker)?)
+                }
+                Kind::Null => Token::Null,
+                Kind::False => Token::Bool(false),
+                Kind::True => Token::Bool(true),
+                Kind::TinyList | Kind::TinyMap | Kind::TinyStruct => {
+                    r.depth_full = depth as u64 >= u64::from(r.opts.limits.max_depth);
+                    let (tok, items, is_map) = match kind(marker) {
+                        Kind::TinyList => {
+                            let n = r.container(start, n, 1, "list items")?;
+                            (Token::List(n), u64::from(n), false)
+                        }
+                        Kind::TinyMap => {
+                            let n = r.container(start, n, 2, "map entries")?;
+                            (Token::Map(n), 2 * u64::from(n), true)
+                        }
+                        _ => {
+                            let (tag, len) = r.struct_header(start, n)?;
+                            (Token::Struct { tag, len }, u64::from(len), false)
+                        }
+                    };
+                    self.top.remaining = top.remaining.saturating_sub(1);
+                    if items > 0 {
+                        self.open(Frame {
+                            remaining: items,
+                            is_map,
+                            start,
+                        });
+                    } else if self.top.remaining == 0 {
+                        self.end_items();
+                    }
+                    return Ok(tok);
+                }
+                Kind::Other => {
+                    r.pos = start;
+                    r.promised = promised;
+                    return self.any_token();
+                }
+            }
+        };
+        // `NONE_OPEN` stays at 0; an open container has this item left at least.
+        self.top.remaining = top.remaining.saturating_sub(1);
+        if self.top.remaining == 0 {
+            self.end_items();
+        }
+        Ok(tok)
+    }
+
+    /// [`Decoder::next_token`] for any token: every check through [`Reader::token`].
+    #[inline]
+    fn any_token(&mut self) -> Result<Token<'a>, Error> {
+        let start = self.reader.pos;
         self.reader.depth_full =
             self.stack.len() as u64 >= u64::from(self.reader.opts.limits.max_depth);
         let tok = self.reader.token().map_err(|e| {
@@ -207,7 +355,7 @@ impl<'a> Decoder<'a> {
                 e,
                 start,
                 self.reader.buf.len(),
-                self.stack.last().map(|f| f.start),
+                self.innermost().map(|f| f.start),
             )
         })?;
         self.begin_item(|| matches!(tok, Token::String(_)), start)?;
@@ -217,7 +365,7 @@ impl<'a> Decoder<'a> {
             _ => (0, false),
         };
         if len > 0 {
-            self.stack.push(Frame {
+            self.open(Frame {
                 remaining: len,
                 is_map,
                 start,
@@ -277,73 +425,238 @@ impl<'a> Decoder<'a> {
     /// seen a prefix of the value, and the decoder stops where the error was found.
     #[inline]
     pub fn visit_value<V: Visitor<'a>>(&mut self, visitor: &mut V) -> Result<(), V::Error> {
+        // Each item costs one dispatch on its marker, and the nesting state lives in
+        // locals (registers) through the loop: the reader is copied out of `self` and
+        // back, the innermost container's count (`rem`: the items after the one being
+        // read, a map's keys and values counted separately) and kind are locals, and
+        // the containers around it are saved in `slots` (a small array on the stack;
+        // deeper ones in `self.deep`) only while an item inside them is walked.
         let base = self.stack.len();
-        let max_depth = u64::from(self.reader.opts.limits.max_depth);
-        let len = self.reader.buf.len();
-        loop {
-            let start = self.reader.pos;
-            let is_key = self
-                .stack
-                .last()
-                .is_some_and(|f| f.is_map && f.remaining % 2 == 0);
-            self.reader.depth_full = self.stack.len() as u64 >= max_depth;
-            let tok = self
-                .reader
-                .token()
-                .map_err(|e| missing_item(e, start, len, self.stack.last().map(|f| f.start)))?;
-            if let Some(top) = self.stack.last_mut() {
-                if is_key && !matches!(tok, Token::String(_)) {
-                    return Err(err(ErrorKind::NonStringKey, start, "a string map key").into());
-                }
-                top.remaining -= 1;
-            }
-            let opened = match tok {
-                Token::Int(i) => visitor.int(i).map(|()| None)?,
-                Token::String(s) => visitor.string(s, is_key).map(|()| None)?,
-                Token::Float(f) => visitor.float(f).map(|()| None)?,
-                Token::Null => visitor.null().map(|()| None)?,
-                Token::Bool(b) => visitor.bool(b).map(|()| None)?,
-                Token::Bytes(b) => visitor.bytes(b).map(|()| None)?,
-                Token::Uuid(u) => visitor.uuid(u).map(|()| None)?,
-                Token::List(n) => {
-                    visitor.list(n, self.reader.capacity_for(n, 1))?;
-                    Some((u64::from(n), false))
-                }
-                Token::Map(n) => {
-                    visitor.map(n, self.reader.capacity_for(n, 2))?;
-                    Some((2 * u64::from(n), true))
-                }
-                Token::Struct { tag, len } => {
-                    visitor.structure(tag, len, self.reader.capacity_for(len, 1))?;
-                    Some((u64::from(len), false))
+        // One more container is allowed while `level < room` (the depth limit, less the
+        // containers open around the walk).
+        let room = u64::from(self.reader.opts.limits.max_depth).saturating_sub(base as u64);
+        let mut r = self.reader.clone();
+        // The first item belongs to the container open around the walk, if any: it is
+        // counted and key-checked against that frame here, once.
+        let first_is_key = {
+            // `NONE_OPEN` (no container open) stays at 0 and is no map.
+            let f = &mut self.top;
+            f.remaining = f.remaining.saturating_sub(1);
+            f.is_map && f.remaining % 2 == 1
+        };
+        if first_is_key {
+            return self.visit_key(r, room, visitor);
+        }
+        let mut slots = [Saved::default(); SLOTS];
+        // Level 0 stands for the walk itself: nothing follows its one item. It records
+        // the item slots the frames on the stack still promise, for capacity hints (the
+        // reader counts them per token; the walk only when a container opens).
+        slots[0].below = r.promised.saturating_sub(1);
+        let mut level = 0usize;
+        let mut rem = 0u64;
+        let mut is_map = false;
+
+        /// `?` inside the walk: stop it with the error, converted.
+        macro_rules! tri {
+            ($walk:lifetime, $e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => break $walk Err(e.into()),
                 }
             };
-            match opened {
-                Some((remaining, is_map)) if remaining > 0 => {
-                    self.stack.push(Frame {
-                        remaining,
-                        is_map,
-                        start,
-                    });
-                    continue;
+        }
+        /// The item slots promised beside a container opened now: those of every open
+        /// container, less the one item being read.
+        macro_rules! others {
+            () => {
+                slot(&mut slots, &mut self.deep, level).below + rem
+            };
+        }
+        /// Opens a container of `$items` items whose header was read at `$start`, and
+        /// goes on with its first item; an empty one ends at once.
+        macro_rules! open {
+            ($walk:lifetime, $items:expr, $map:expr, $start:expr) => {{
+                let items: u64 = $items;
+                if items > 0 {
+                    let parent = slot(&mut slots, &mut self.deep, level);
+                    parent.remaining = rem;
+                    parent.is_map = is_map;
+                    let below = parent.below + rem;
+                    level += 1;
+                    let top = slot(&mut slots, &mut self.deep, level);
+                    top.start = $start;
+                    top.below = below;
+                    rem = items - 1;
+                    is_map = $map;
+                    continue $walk;
                 }
-                Some(_) => visitor.end()?,
-                None => {}
-            }
-            // Close every container this item completed; the visitor saw those above
-            // `base` open, so it is told they end.
-            while let Some(top) = self.stack.last() {
-                if top.remaining != 0 {
-                    break;
+                tri!($walk, visitor.end());
+            }};
+        }
+
+        let result: Result<(), V::Error> = 'walk: loop {
+            let start = r.pos;
+            let Some(&marker) = r.buf.get(start) else {
+                let container = if level > 0 {
+                    Some(slot(&mut slots, &mut self.deep, level).start)
+                } else {
+                    self.innermost().map(|f| f.start)
+                };
+                break 'walk Err(no_marker(start, container).into());
+            };
+            r.pos = start + 1;
+            if is_map && rem % 2 == 1 {
+                let key = tri!('walk, key(&mut r, start, marker, level as u64 >= room));
+                tri!('walk, visitor.string(key, true));
+            } else if marker as i8 >= -16 {
+                // Tiny integers, 0x00..=0x7F and 0xF0..=0xFF: exactly the bytes that
+                // are -16 or more as an i8, and that is their value.
+                tri!('walk, visitor.int(i64::from(marker as i8)));
+            } else {
+                let n = u32::from(marker & 0x0F);
+                match kind(marker) {
+                    Kind::TinyString => {
+                        let s = tri!('walk, r.string(start, n));
+                        tri!('walk, visitor.string(s, false));
+                    }
+                    Kind::Float => {
+                        let f = tri!('walk, r.float(start));
+                        tri!('walk, visitor.float(f));
+                    }
+                    Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
+                        let i = tri!('walk, r.sized_int(start, marker));
+                        tri!('walk, visitor.int(i));
+                    }
+                    Kind::String8 | Kind::String16 | Kind::String32 => {
+                        let s = tri!('walk, r.sized_string(start, marker));
+                        tri!('walk, visitor.string(s, false));
+                    }
+                    Kind::Null => tri!('walk, visitor.null()),
+                    Kind::False => tri!('walk, visitor.bool(false)),
+                    Kind::True => tri!('walk, visitor.bool(true)),
+                    Kind::TinyList => {
+                        r.depth_full = level as u64 >= room;
+                        let n = tri!('walk, r.container(start, n, 1, "list items"));
+                        tri!('walk, visitor.list(n, r.capacity_beside(n, 1, others!())));
+                        open!('walk, u64::from(n), false, start);
+                    }
+                    Kind::TinyMap => {
+                        r.depth_full = level as u64 >= room;
+                        let n = tri!('walk, r.container(start, n, 2, "map entries"));
+                        tri!('walk, visitor.map(n, r.capacity_beside(n, 2, others!())));
+                        open!('walk, 2 * u64::from(n), true, start);
+                    }
+                    Kind::TinyStruct => {
+                        r.depth_full = level as u64 >= room;
+                        let (tag, n) = tri!('walk, r.struct_header(start, n));
+                        let capacity = r.capacity_beside(n, 1, others!());
+                        tri!('walk, visitor.structure(tag, n, capacity));
+                        open!('walk, u64::from(n), false, start);
+                    }
+                    Kind::Other => {
+                        // Byte arrays, sized lists and maps, UUIDs, legacy structures
+                        // and reserved markers: the whole token, out of line.
+                        r.pos = start;
+                        r.depth_full = level as u64 >= room;
+                        match tri!('walk, token_beside(&mut r)) {
+                            Token::Bytes(b) => tri!('walk, visitor.bytes(b)),
+                            Token::Uuid(u) => tri!('walk, visitor.uuid(u)),
+                            Token::List(n) => {
+                                let capacity = r.capacity_beside(n, 1, others!());
+                                tri!('walk, visitor.list(n, capacity));
+                                open!('walk, u64::from(n), false, start);
+                            }
+                            Token::Map(n) => {
+                                let capacity = r.capacity_beside(n, 2, others!());
+                                tri!('walk, visitor.map(n, capacity));
+                                open!('walk, 2 * u64::from(n), true, start);
+                            }
+                            Token::Struct { tag, len } => {
+                                let capacity = r.capacity_beside(len, 1, others!());
+                                tri!('walk, visitor.structure(tag, len, capacity));
+                                open!('walk, u64::from(len), false, start);
+                            }
+                            // Never produced by these markers; handled all the same.
+                            Token::Null => tri!('walk, visitor.null()),
+                            Token::Bool(b) => tri!('walk, visitor.bool(b)),
+                            Token::Int(i) => tri!('walk, visitor.int(i)),
+                            Token::Float(f) => tri!('walk, visitor.float(f)),
+                            Token::String(s) => tri!('walk, visitor.string(s, false)),
+                        }
+                    }
                 }
-                self.stack.pop();
-                if self.stack.len() >= base {
-                    visitor.end()?;
+            }
+            // The item is complete: close every container of the walk it completed
+            // (level 0 has nothing after its one item: the walk is done).
+            while rem == 0 {
+                if level == 0 {
+                    break 'walk Ok(());
                 }
+                tri!('walk, visitor.end());
+                level -= 1;
+                let parent = slot(&mut slots, &mut self.deep, level);
+                rem = parent.remaining;
+                is_map = parent.is_map;
             }
-            if self.stack.len() <= base {
-                return Ok(());
+            rem -= 1;
+        };
+        r.promised = slot(&mut slots, &mut self.deep, level).below + rem;
+        self.reader = r;
+        match result {
+            Ok(()) => {
+                // The containers around the walk whose last item this was are complete.
+                self.end_items();
+                Ok(())
             }
+            Err(e) => {
+                self.keep_open(&slots, level, rem, is_map);
+                Err(e)
+            }
+        }
+    }
+
+    /// [`Decoder::visit_value`] when the item is a map key.
+    #[inline(never)]
+    fn visit_key<V: Visitor<'a>>(
+        &mut self,
+        mut r: Reader<'a>,
+        room: u64,
+        visitor: &mut V,
+    ) -> Result<(), V::Error> {
+        let start = r.pos;
+        // The key fills one promised slot.
+        let promised = r.promised.saturating_sub(1);
+        let result = match r.buf.get(start) {
+            None => Err(no_marker(start, self.innermost().map(|f| f.start))),
+            Some(&marker) => {
+                r.pos = start + 1;
+                key(&mut r, start, marker, room == 0)
+            }
+        };
+        r.promised = promised;
+        self.reader = r;
+        visitor.string(result?, true)?;
+        self.end_items();
+        Ok(())
+    }
+
+    /// After a walk stopped by an error: the containers it had opened stay open, as
+    /// [`Decoder::next_token`] would have left them.
+    #[cold]
+    #[inline(never)]
+    fn keep_open(&mut self, slots: &[Saved; SLOTS], level: usize, rem: u64, is_map: bool) {
+        for i in 1..=level {
+            let saved = match slots.get(i) {
+                Some(s) => *s,
+                None => self.deep.get(i - SLOTS).copied().unwrap_or_default(),
+            };
+            let remaining = if i == level { rem } else { saved.remaining };
+            let is_map = if i == level { is_map } else { saved.is_map };
+            self.open(Frame {
+                remaining,
+                is_map,
+                start: saved.start,
+            });
         }
     }
 
@@ -384,10 +697,9 @@ impl<'a> Decoder<'a> {
         let base_depth = self.stack.len();
         let limit = u64::from(self.reader.opts.limits.max_depth);
         let key_expected = self
-            .stack
-            .last()
+            .innermost()
             .is_some_and(|top| top.is_map && top.remaining % 2 == 0);
-        let container = self.stack.last().map(|f| f.start);
+        let container = self.innermost().map(|f| f.start);
         let value = build(
             &mut self.reader,
             base_depth as u64,
@@ -414,4 +726,61 @@ impl<'a> Decoder<'a> {
         }
         Ok(())
     }
+}
+
+/// [`Reader::token`] out of line, for the markers [`Decoder::visit_value`] does not read
+/// itself (rare in Bolt traffic).
+/// Takes and gives back the reader by value, so that the caller's reader (a local kept
+/// in registers) never has its address taken.
+#[inline(never)]
+fn token_out_of_line<'a>(mut r: Reader<'a>) -> (Reader<'a>, Result<Token<'a>, Error>) {
+    let tok = r.token();
+    (r, tok)
+}
+
+/// A map key: a string, else [`ErrorKind::NonStringKey`] (after the checks any token
+/// gets, so a container key at the depth limit is a limit error as for other items).
+/// The marker was read at `start`; `depth_full` says whether a container would be too
+/// deep.
+#[inline(always)]
+fn key<'a>(
+    r: &mut Reader<'a>,
+    start: usize,
+    marker: u8,
+    depth_full: bool,
+) -> Result<&'a str, Error> {
+    if marker & 0xF0 == m::TINY_STRING {
+        return r.string(start, u32::from(marker & 0x0F));
+    }
+    r.pos = start;
+    r.depth_full = depth_full;
+    match token_beside(r)? {
+        Token::String(s) => Ok(s),
+        _ => Err(non_string_key(start)),
+    }
+}
+
+/// [`token_out_of_line`] on `r` in place.
+#[inline(always)]
+fn token_beside<'a>(r: &mut Reader<'a>) -> Result<Token<'a>, Error> {
+    let (after, tok) = token_out_of_line(r.clone());
+    *r = after;
+    tok
+}
+
+/// The input ended where an item's marker was due: inside a container, that container
+/// is the item that could not be completed.
+#[cold]
+#[inline(never)]
+fn no_marker(start: usize, container: Option<usize>) -> Error {
+    match container {
+        Some(at) => Error::new(ErrorKind::UnexpectedEnd, at, "more container items"),
+        None => Error::new(ErrorKind::UnexpectedEnd, start, "a marker byte"),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn non_string_key(start: usize) -> Error {
+    Error::new(ErrorKind::NonStringKey, start, "a string map key")
 }

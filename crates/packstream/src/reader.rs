@@ -330,11 +330,22 @@ impl<'a> Reader<'a> {
         Ok(size)
     }
 
+    /// (The two reads of [`Reader::struct_header`] written out: calling it here made
+    /// LLVM compile the bare tokenizer 4% dearer on `records_10000x3`.)
     #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn structure(&mut self, start: usize, size: u32) -> Result<Token<'a>, Error> {
         let tag = self.u8(start, "a structure tag")?;
         let len = self.container(start, size, 1, "structure fields")?;
         Ok(Token::Struct { tag, len })
+    }
+
+    /// The tag and checked field count of a structure of `size` fields whose marker
+    /// (and size) were read at `start`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    pub(crate) fn struct_header(&mut self, start: usize, size: u32) -> Result<(u8, u32), Error> {
+        let tag = self.u8(start, "a structure tag")?;
+        let len = self.container(start, size, 1, "structure fields")?;
+        Ok((tag, len))
     }
 
     /// The payload of a FLOAT_64 whose marker was read at `start`.

@@ -1,0 +1,358 @@
+//! `Decoder::visit_value` against a model built on `Decoder::next_token`: for arbitrary
+//! values, nested deeper than the walk's stack slots, cut, corrupted, under tight limits,
+//! and visited from inside containers opened by `next_token`, the visitor gets exactly
+//! the calls the tokens imply (values, map-key flags, ends, and the documented capacity
+//! hints), and the walk ends with the same result, error kind and offset, position and
+//! open containers as the pull decoder.
+
+use packstream::{
+    DecodeLimits, DecodeOptions, Decoder, Error, ErrorKind, Structure, Token, Value, Visitor,
+};
+use proptest::prelude::*;
+
+/// One visitor call.
+#[derive(Debug, Clone, PartialEq)]
+enum Ev {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(String, bool),
+    Bytes(Vec<u8>),
+    Uuid([u8; 16]),
+    List(u32, usize),
+    Map(u32, usize),
+    Struct(u8, u32, usize),
+    End,
+}
+
+/// Records every call.
+#[derive(Default)]
+struct Trace(Vec<Ev>);
+
+impl<'a> Visitor<'a> for Trace {
+    type Error = Error;
+    fn null(&mut self) -> Result<(), Error> {
+        self.0.push(Ev::Null);
+        Ok(())
+    }
+    fn bool(&mut self, v: bool) -> Result<(), Error> {
+        self.0.push(Ev::Bool(v));
+        Ok(())
+    }
+    fn int(&mut self, v: i64) -> Result<(), Error> {
+        self.0.push(Ev::Int(v));
+        Ok(())
+    }
+    fn float(&mut self, v: f64) -> Result<(), Error> {
+        self.0.push(Ev::Float(v.to_bits()));
+        Ok(())
+    }
+    fn string(&mut self, v: &'a str, is_key: bool) -> Result<(), Error> {
+        self.0.push(Ev::Str(v.to_owned(), is_key));
+        Ok(())
+    }
+    fn bytes(&mut self, v: &'a [u8]) -> Result<(), Error> {
+        self.0.push(Ev::Bytes(v.to_vec()));
+        Ok(())
+    }
+    fn uuid(&mut self, v: [u8; 16]) -> Result<(), Error> {
+        self.0.push(Ev::Uuid(v));
+        Ok(())
+    }
+    fn list(&mut self, len: u32, capacity: usize) -> Result<(), Error> {
+        self.0.push(Ev::List(len, capacity));
+        Ok(())
+    }
+    fn map(&mut self, len: u32, capacity: usize) -> Result<(), Error> {
+        self.0.push(Ev::Map(len, capacity));
+        Ok(())
+    }
+    fn structure(&mut self, tag: u8, len: u32, capacity: usize) -> Result<(), Error> {
+        self.0.push(Ev::Struct(tag, len, capacity));
+        Ok(())
+    }
+    fn end(&mut self) -> Result<(), Error> {
+        self.0.push(Ev::End);
+        Ok(())
+    }
+}
+
+/// The test's own model of the open containers: for each, the items still to come (a
+/// map's keys and values counted separately) and whether it is a map.
+#[derive(Clone, Default)]
+struct Model(Vec<(u64, bool)>);
+
+impl Model {
+    /// Whether the next item is a map key, and counts it.
+    fn start_item(&mut self) -> bool {
+        match self.0.last_mut() {
+            Some((left, is_map)) => {
+                let key = *is_map && *left % 2 == 0;
+                *left -= 1;
+                key
+            }
+            None => false,
+        }
+    }
+
+    /// Item slots still promised by the open containers.
+    fn promised(&self) -> u64 {
+        self.0.iter().map(|(left, _)| left).sum()
+    }
+
+    /// Closes the containers with nothing left; how many.
+    fn close(&mut self) -> usize {
+        let mut closed = 0;
+        while self.0.last().is_some_and(|(left, _)| *left == 0) {
+            self.0.pop();
+            closed += 1;
+        }
+        closed
+    }
+}
+
+/// The documented hint: the length, capped by the bytes left after the header less the
+/// item slots the other open containers still promise (one byte each at least), per
+/// item; at least one for a non-empty container.
+fn hint(n: u32, per_item: u64, left: usize, others: u64) -> usize {
+    let avail = (left as u64).saturating_sub(others) / per_item;
+    avail.min(u64::from(n)).max(u64::from(n.min(1))) as usize
+}
+
+/// What `visit_value` must do, from `next_token`: the calls, and the result.
+fn model_walk(dec: &mut Decoder<'_>, model: &mut Model) -> (Vec<Ev>, Result<(), Error>) {
+    let mut evs = Vec::new();
+    let base = model.0.len();
+    loop {
+        let mut after = model.clone();
+        let is_key = after.start_item();
+        let tok = match dec.next_token() {
+            Ok(t) => t,
+            Err(e) => return (evs, Err(e)),
+        };
+        *model = after;
+        let left = dec.remaining().len();
+        let others = model.promised();
+        let opened = match tok {
+            Token::Null => {
+                evs.push(Ev::Null);
+                None
+            }
+            Token::Bool(b) => {
+                evs.push(Ev::Bool(b));
+                None
+            }
+            Token::Int(i) => {
+                evs.push(Ev::Int(i));
+                None
+            }
+            Token::Float(f) => {
+                evs.push(Ev::Float(f.to_bits()));
+                None
+            }
+            Token::String(s) => {
+                evs.push(Ev::Str(s.to_owned(), is_key));
+                None
+            }
+            Token::Bytes(b) => {
+                evs.push(Ev::Bytes(b.to_vec()));
+                None
+            }
+            Token::Uuid(u) => {
+                evs.push(Ev::Uuid(u));
+                None
+            }
+            Token::List(n) => {
+                evs.push(Ev::List(n, hint(n, 1, left, others)));
+                Some((u64::from(n), false))
+            }
+            Token::Map(n) => {
+                evs.push(Ev::Map(n, hint(n, 2, left, others)));
+                Some((2 * u64::from(n), true))
+            }
+            Token::Struct { tag, len } => {
+                evs.push(Ev::Struct(tag, len, hint(len, 1, left, others)));
+                Some((u64::from(len), false))
+            }
+        };
+        match opened {
+            Some((items, is_map)) if items > 0 => {
+                model.0.push((items, is_map));
+                continue;
+            }
+            Some(_) => evs.push(Ev::End),
+            None => {}
+        }
+        // Every container the walk opened and this item completed ends.
+        let inside = model.0.len() - base;
+        let closed = model.close();
+        evs.extend(std::iter::repeat_n(Ev::End, closed.min(inside)));
+        if model.0.len() <= base {
+            return (evs, Ok(()));
+        }
+    }
+}
+
+/// Reads `prefix` tokens with `next_token`, then visits value after value until the
+/// decoder is done, each walk checked against the model on a clone of the decoder.
+fn check(bytes: &[u8], opts: DecodeOptions, prefix: usize) {
+    let mut dec = Decoder::with_options(bytes, opts);
+    let mut model = Model::default();
+    for _ in 0..prefix {
+        if dec.position() >= bytes.len() {
+            return;
+        }
+        let is_key = model.start_item();
+        match dec.next_token() {
+            Ok(Token::List(n) | Token::Struct { len: n, .. }) if n > 0 => {
+                model.0.push((u64::from(n), false))
+            }
+            Ok(Token::Map(n)) if n > 0 => model.0.push((2 * u64::from(n), true)),
+            Ok(tok) => {
+                let _ = (tok, is_key);
+                model.close();
+            }
+            Err(_) => return,
+        }
+        assert_eq!(dec.depth(), model.0.len(), "the model follows next_token");
+    }
+    loop {
+        let mut pulled = dec.clone();
+        let mut next_model = model.clone();
+        let (want, want_result) = model_walk(&mut pulled, &mut next_model);
+        let mut trace = Trace::default();
+        let got_result = dec.visit_value(&mut trace);
+        assert_eq!(trace.0, want, "calls of the walk");
+        match (&got_result, &want_result) {
+            (Ok(()), Ok(())) => {}
+            (Err(a), Err(b)) => {
+                assert_eq!((a.kind(), a.offset()), (b.kind(), b.offset()), "error");
+            }
+            _ => panic!("visit_value {got_result:?} vs next_token {want_result:?}"),
+        }
+        assert_eq!(dec.position(), pulled.position(), "position after the walk");
+        assert_eq!(dec.depth(), pulled.depth(), "containers left open");
+        if got_result.is_err() || dec.position() >= bytes.len() {
+            return;
+        }
+        model = next_model;
+    }
+}
+
+fn arb_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        prop_oneof![-200i64..200, any::<i64>()].prop_map(Value::Int),
+        any::<f64>().prop_map(Value::Float),
+        "[a-z]{0,20}".prop_map(Value::String),
+        ".{0,5}".prop_map(Value::String),
+        proptest::collection::vec(any::<u8>(), 0..8).prop_map(Value::Bytes),
+        any::<[u8; 16]>().prop_map(Value::Uuid),
+    ];
+    leaf.prop_recursive(5, 64, 18, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..18).prop_map(Value::List),
+            proptest::collection::vec(("[a-c]{0,2}", inner.clone()), 0..18).prop_map(Value::Map),
+            (0u8..=0x7F, proptest::collection::vec(inner, 0..4))
+                .prop_map(|(tag, fields)| Value::Struct(Structure::new(tag, fields))),
+        ]
+    })
+}
+
+/// `v` inside `wraps` one-item containers (list, structure or map by the digits of
+/// `kinds`), so that walks go deeper than the walk's stack slots.
+fn wrap(mut v: Value, wraps: usize, kinds: u64) -> Value {
+    for i in 0..wraps {
+        v = match (kinds >> (2 * (i % 32))) & 3 {
+            0 => Value::List(vec![v]),
+            1 => Value::Map(vec![("k".into(), v)]),
+            2 => Value::Struct(Structure::new(0x4E, vec![v])),
+            _ => Value::List(vec![Value::Int(1), v, Value::Null]),
+        };
+    }
+    v
+}
+
+fn arb_opts() -> impl Strategy<Value = DecodeOptions> {
+    (0u32..20, 0u32..40, 1u64..400, any::<bool>()).prop_map(
+        |(max_string_len, max_depth, total, tight)| {
+            let opts = DecodeOptions::default().with_uuid(true);
+            if !tight {
+                return opts;
+            }
+            opts.with_limits(DecodeLimits {
+                max_string_len,
+                max_depth,
+                max_total_elements: total,
+                ..DecodeLimits::default()
+            })
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 16 } else { 1500 },
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn visit_value_makes_the_calls_and_errors_next_token_implies(
+        v in arb_value(),
+        wraps in 0usize..24,
+        kinds in any::<u64>(),
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+        cut in any::<prop::sample::Index>(),
+        opts in arb_opts(),
+        prefix in 0usize..4,
+    ) {
+        let mut bytes = wrap(v, wraps, kinds).to_bytes().expect("encodes");
+        check(&bytes, opts, prefix);
+        check(&bytes, opts, 0);
+        for (at, b) in flips {
+            let i = at.index(bytes.len());
+            bytes[i] = b;
+        }
+        check(&bytes, opts, prefix);
+        let cut = &bytes[..cut.index(bytes.len() + 1)];
+        check(cut, opts, prefix);
+    }
+}
+
+/// A walk far deeper than the walk's stack slots, ending in each kind of error at the
+/// bottom: the error and offset are the pull decoder's, and every container the walk
+/// had opened is still open afterwards, as `next_token` leaves them.
+#[test]
+fn a_deep_walk_that_fails_leaves_its_containers_open() {
+    let deep = DecodeOptions::default().with_limits(DecodeLimits {
+        max_depth: 100_000,
+        ..DecodeLimits::default()
+    });
+    let deepest = if cfg!(miri) { 40 } else { 5_000 };
+    for depth in [1usize, 7, 8, 9, 40, deepest] {
+        for (bottom, kind) in [
+            (&[0xDF][..], ErrorKind::ReservedMarker),
+            (&[0x82, 0xFF, 0x61][..], ErrorKind::InvalidUtf8),
+            (&[0x81][..], ErrorKind::UnexpectedEnd),
+            (&[0xA1, 0x01, 0x01][..], ErrorKind::NonStringKey),
+            (&[][..], ErrorKind::UnexpectedEnd),
+        ] {
+            let mut bytes = Vec::new();
+            for i in 0..depth {
+                match i % 3 {
+                    0 => bytes.push(0x91),
+                    1 => bytes.extend([0xA1, 0x81, b'k']),
+                    _ => bytes.extend([0xB1, 0x4E]),
+                }
+            }
+            bytes.extend(bottom);
+            let mut dec = Decoder::with_options(&bytes, deep);
+            let err = dec.visit_value(&mut Trace::default()).expect_err("fails");
+            assert_eq!(err.kind(), kind, "depth {depth}");
+            check(&bytes, deep, 0);
+            check(&bytes, deep, 2);
+        }
+    }
+}
