@@ -274,7 +274,7 @@ pub(crate) enum ChildrenMut<'v, T: Tree> {
     Entries(&'v mut Vec<(T::Key, T)>),
 }
 
-/// A container's children, moved out of it (waiting on [`drop_children`]'s stack).
+/// A container's children, moved out of it (waiting on [`drop_subtree`]'s stack).
 pub(crate) enum Children<T: Tree> {
     Items(Vec<T>),
     Entries(Vec<(T::Key, T)>),
@@ -345,18 +345,73 @@ const DROP_LEVELS: u32 = 16;
 /// free (before, each child went through the glue, a call per item that cost more than
 /// decoding it).
 ///
-/// The first level is cleared in this function's own frame (a RECORD, a list of lists:
-/// one call for the whole value); only deeper levels call [`clear`].
-#[inline(never)]
+/// Inlined into the drop glue: the first level (a RECORD's fields, the lists of a list
+/// of lists) and the leaves of its containers are freed in the glue's own frame, and
+/// only a child with containers below it calls [`drop_subtree`], which holds the
+/// explicit stack. (Called out of line, this function and the glue each saved and
+/// restored six registers, and the stack was set up and checked for every value.)
+#[inline(always)]
 fn drop_children<T: Drain>(children: ChildrenMut<'_, T>) {
+    match children {
+        ChildrenMut::Items(items) => {
+            for child in items.iter_mut() {
+                release_top(child);
+            }
+            forget_items(items);
+        }
+        ChildrenMut::Entries(entries) => {
+            for (key, child) in entries.iter_mut() {
+                T::release_key(key);
+                release_top(child);
+            }
+            forget_items(entries);
+        }
+    }
+}
+
+/// [`release`] for a child of the value being dropped: a leaf, or a container of
+/// leaves, is freed here; anything deeper goes to [`drop_subtree`].
+#[inline(always)]
+fn release_top<T: Drain>(node: &mut T) {
+    match node.children_mut() {
+        None => node.release_leaf(),
+        Some(ChildrenMut::Items(items)) => {
+            if items.capacity() != 0 {
+                let mut taken = core::mem::take(items);
+                if release_leaves::<T, (), _>(taken.iter_mut(), |_| {}) {
+                    // `taken` drops with no items: only its buffer is freed.
+                    forget_items(&mut taken);
+                } else {
+                    drop_subtree(Children::Items(taken));
+                }
+            }
+        }
+        Some(ChildrenMut::Entries(entries)) => {
+            if entries.capacity() != 0 {
+                let mut taken = core::mem::take(entries);
+                if release_leaves::<T, T::Key, _>(taken.iter_mut(), T::release_key) {
+                    forget_items(&mut taken);
+                } else {
+                    drop_subtree(Children::Entries(taken));
+                }
+            }
+        }
+    }
+}
+
+/// Frees the children just taken out of a container one level below the value being
+/// dropped (the vector then drops with no items, freeing its buffer), with the explicit
+/// stack for what lies below [`DROP_LEVELS`].
+#[inline(never)]
+fn drop_subtree<T: Drain>(mut taken: Children<T>) {
     let mut deeper: Vec<Children<T>> = Vec::new();
-    clear_here(children, 0, &mut deeper);
+    clear(taken.as_mut(), 1, &mut deeper);
     if !deeper.is_empty() {
         drop_deeper(deeper);
     }
 }
 
-/// The subtrees [`drop_children`] left on its explicit stack.
+/// The subtrees [`drop_subtree`] left on its explicit stack.
 #[cold]
 #[inline(never)]
 fn drop_deeper<T: Drain>(mut deeper: Vec<Children<T>>) {
@@ -369,12 +424,6 @@ fn drop_deeper<T: Drain>(mut deeper: Vec<Children<T>>) {
 /// Frees what every child owns, then empties the vector without dropping its items
 /// (which own nothing by then).
 fn clear<T: Drain>(children: ChildrenMut<'_, T>, level: u32, deeper: &mut Vec<Children<T>>) {
-    clear_here(children, level, deeper);
-}
-
-/// [`clear`], inlined into its caller.
-#[inline(always)]
-fn clear_here<T: Drain>(children: ChildrenMut<'_, T>, level: u32, deeper: &mut Vec<Children<T>>) {
     match children {
         ChildrenMut::Items(items) => {
             for child in items.iter_mut() {
