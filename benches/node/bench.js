@@ -270,13 +270,13 @@ function main () {
   // Where unpack's time goes: the native pass alone (decode into the tape and copy it into
   // a reused buffer, as `unpack` does), against the whole unpack and msgpackr's.
   const split = []
-  const nat = new native.NativeCodec({})
+  const nat = native.nativeCodec({})
   const tapeBuf = Buffer.alloc(16 << 20)
   for (const w of workloads) {
     if (!w.plain || (only && !w.name.includes(only))) continue
     const t = compare({
       unpack: w.unpack.boltcodec,
-      native: () => nat.decodeValue(w.plain, tapeBuf),
+      native: () => native.codecDecodeValue(nat, w.plain, tapeBuf, true),
       msgpackr: w.unpack.msgpackr
     }, opts)
     split.push({ workload: w.name, t })
@@ -338,7 +338,7 @@ function report (results, alt, split) {
   lines.push('')
   lines.push('Design (bindings/node/README.md has the details): decoding is one native call per value, socket read or batch. Rust de-chunks and decodes with the core `packstream::Decoder` (limits, strict UTF-8, offsets) into a tape: one i32 per token, the floats, and every string in one of two blobs (ASCII as latin1, the rest as UTF-8) that JS turns into one string each and slices with `substring`; map keys are interned natively across calls. A small JS routine rebuilds the values from the tape. Creating values through N-API one by one is slower than the driver\'s own JS, so the native side never creates values. Encoding is JS writing into a reused Buffer: reading JS values from Rust costs several N-API calls per value (table below).')
   lines.push('')
-  lines.push('Where the time goes. The native pass alone (`NativeCodec.decodeValue` into a reused buffer: the core\'s `Decoder::visit_value` walking every token with the tape writer inlined, then one copy of the tape into the JS buffer), against the whole `unpack` and msgpackr\'s, in the same run:')
+  lines.push('Where the time goes. The native pass alone (`codecDecodeValue` into a reused buffer: the core\'s `Decoder::visit_value` walking every token with the tape writer inlined, then one copy of the tape into the JS buffer), against the whole `unpack` and msgpackr\'s, in the same run:')
   lines.push('')
   lines.push('| workload | boltcodec unpack | of which the native pass | the rest (JS rebuild, call) | msgpackr unpack | native pass / msgpackr |')
   lines.push('| --- | --- | --- | --- | --- | --- |')
