@@ -746,7 +746,7 @@ class NativeCodec {
     this.h = native.nativeCodec(nativeOpts)
   }
 
-  decodeValue (input, out, exact) { return native.codecDecodeValue(this.h, input, out, exact) }
+  decodeValue (input, out, exact) { return native.codecDecodeValue(this.h, input, out, exact !== false) }
   decodeFrames (input, out, records) { return native.codecDecodeFrames(this.h, input, out, records) }
   push (input, out, records) { return native.codecPush(this.h, input, out, records) }
   copyOut (out) { return native.codecCopyOut(this.h, out) }
