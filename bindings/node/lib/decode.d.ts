@@ -163,4 +163,24 @@ declare class TapeBuffer {
     /** Gives back the memory of a buffer grown above `KEEP_OUT` by a large call. */
     release(): void;
 }
-import { NativeCodec } from "../native.js";
+/**
+ * A native codec (an external, driven by the `codec*` functions of native.js: plain
+ * functions cost less per call than methods of a native class) with the methods that
+ * `tapeSource` users and the tests call.
+ */
+declare class NativeCodec {
+    constructor(nativeOpts: any);
+    h: native.ExternalObject<"NativeCodec">;
+    decodeValue(input: any, out: any, exact: any): number;
+    decodeFrames(input: any, out: any, records: any): number;
+    push(input: any, out: any, records: any): number;
+    copyOut(out: any): number;
+    keyStrings(from: any, to: any): string[];
+    keyCount(): number;
+    errorInfo(index: any): native.ErrorInfo | null;
+    streamError(): native.ErrorInfo | null;
+    endOfStream(): native.ErrorInfo | null;
+    reset(): void;
+    isAtBoundary(): boolean;
+}
+import native = require("../native.js");

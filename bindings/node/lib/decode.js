@@ -4,7 +4,8 @@
 // Strings come from one latin1 and one UTF-8 blob per call (one native-to-JS string
 // conversion each) as substrings; map keys are interned natively and kept here as strings.
 
-const { NativeCodec, decodeFramesAsync } = require('../native.js')
+const native = require('../native.js')
+const { decodeFramesAsync } = native
 const { Structure, Uuid, BoltcodecError } = require('./types.js')
 
 // Tape word types: keep in step with src/tape.rs.
@@ -21,6 +22,7 @@ const T_BYTES = 9
 const T_UUID = 10
 const T_KEY = 11
 const T_ERROR = 12
+const T_FLAT = 13
 const LONG = 0xfffffff
 
 
@@ -335,6 +337,8 @@ function readValue () {
       if (n === LONG) n = W[p++]
       return U.substring(up, (up += n))
     }
+    case T_FLAT:
+      return readFlat(w)
     case T_LIST:
       return readList(w)
     case T_MAP:
@@ -377,37 +381,18 @@ function readList (w) {
   nest++
   let n = w >>> 4
   if (n === LONG) n = W[p++]
-  const a = new Array(n)
   if (n < 4) {
-    // Short lists: the cursors stay where they are (taking them into locals costs more
-    // than it saves on a few items).
-    for (let i = 0; i < n; i++) {
-      const x = W[p]
-      switch (x & 15) {
-        case T_INT:
-          if (intMode !== INT_NUMBER) break
-          p++
-          a[i] = x >> 4
-          continue
-        case T_FLOAT:
-          p++
-          a[i] = F[fp++]
-          continue
-        case T_LATIN1:
-          if ((x >>> 4) === LONG) break
-          p++
-          a[i] = L.substring(lp, (lp += x >>> 4))
-          continue
-        case T_LIST:
-          p++
-          a[i] = readList(x)
-          continue
-      }
-      a[i] = readValue()
-    }
+    // Short lists as array literals: V8 allocates those inline, where `new Array(n)`
+    // calls a builtin (most of the cost of a one-item list).
+    let a
+    if (n === 1) a = [readItem()]
+    else if (n === 2) a = [readItem(), readItem()]
+    else if (n === 3) a = [readItem(), readItem(), readItem()]
+    else a = []
     nest--
     return a
   }
+  const a = new Array(n)
   // The common scalars inline, with the cursors in locals; anything else through the
   // general path, with the cursors handed back and forth.
   const w0 = W
@@ -434,6 +419,37 @@ function readList (w) {
         q++
         a[i] = l0.substring(lq, (lq += x >>> 4))
         continue
+      case T_FLAT: {
+        // A list of scalars, read here with the same local cursors: no call, no
+        // recursion (a list of one-item lists costs no more than its items).
+        const m = x >>> 4
+        const b = new Array(m)
+        q++
+        for (let j = 0; j < m; j++) {
+          const y = w0[q]
+          const t = y & 15
+          if (t === T_INT && numbers) {
+            q++
+            b[j] = y >> 4
+          } else if (t === T_FLOAT) {
+            q++
+            b[j] = f0[fq++]
+          } else if (t === T_LATIN1 && (y >>> 4) !== LONG) {
+            q++
+            b[j] = l0.substring(lq, (lq += y >>> 4))
+          } else {
+            p = q
+            fp = fq
+            lp = lq
+            b[j] = readValue()
+            q = p
+            fq = fp
+            lq = lp
+          }
+        }
+        a[i] = b
+        continue
+      }
       case T_LIST:
         p = q + 1
         fp = fq
@@ -457,6 +473,83 @@ function readList (w) {
   lp = lq
   nest--
   return a
+}
+
+/**
+ * A list of scalars (its `T_FLAT` word `w` just read): no nesting to track, and the
+ * common scalars read with the tape cursors in locals.
+ */
+function readFlat (w) {
+  const n = w >>> 4
+  if (n < 4) {
+    if (n === 1) return [readItem()]
+    if (n === 2) return [readItem(), readItem()]
+    if (n === 3) return [readItem(), readItem(), readItem()]
+    return []
+  }
+  const a = new Array(n)
+  const w0 = W
+  const f0 = F
+  const l0 = L
+  const numbers = intMode === INT_NUMBER
+  let q = p
+  let fq = fp
+  let lq = lp
+  for (let i = 0; i < n; i++) {
+    const x = w0[q]
+    switch (x & 15) {
+      case T_INT:
+        if (!numbers) break
+        q++
+        a[i] = x >> 4
+        continue
+      case T_FLOAT:
+        q++
+        a[i] = f0[fq++]
+        continue
+      case T_LATIN1:
+        if ((x >>> 4) === LONG) break
+        q++
+        a[i] = l0.substring(lq, (lq += x >>> 4))
+        continue
+    }
+    p = q
+    fp = fq
+    lp = lq
+    a[i] = readValue()
+    q = p
+    fq = fp
+    lq = lp
+  }
+  p = q
+  fp = fq
+  lp = lq
+  return a
+}
+
+/**
+ * The next item of a short list: the common scalars inline (the cursors stay in the
+ * module variables: taking them into locals costs more than it saves on a few items).
+ */
+function readItem () {
+  const x = W[p]
+  switch (x & 15) {
+    case T_INT:
+      if (intMode !== INT_NUMBER) break
+      p++
+      return x >> 4
+    case T_FLOAT:
+      p++
+      return F[fp++]
+    case T_LATIN1:
+      if ((x >>> 4) === LONG) break
+      p++
+      return L.substring(lp, (lp += x >>> 4))
+    case T_LIST:
+      p++
+      return readList(x)
+  }
+  return readValue()
 }
 
 /** A map key: a key word, or a string word. */
@@ -597,6 +690,7 @@ function skipValue () {
       case T_LATIN1: if (n === LONG) n = W[p++]; lp += n; break
       case T_UTF16: if (n === LONG) n = W[p++]; up += n; break
       case T_LIST: if (n === LONG) n = W[p++]; pending += n; break
+      case T_FLAT: pending += n; break
       case T_MAP: if (n === LONG) n = W[p++]; pending += 2 * n; break
       case T_STRUCT: pending += w >>> 12; break
       case T_INT64: p += 2; break
@@ -641,6 +735,29 @@ function readMessageAndSkip () {
 // ---------------------------------------------------------------------------------------
 // Codecs: a native codec, its key strings and its tape buffer.
 // ---------------------------------------------------------------------------------------
+
+/**
+ * A native codec (an external, driven by the `codec*` functions of native.js: plain
+ * functions cost less per call than methods of a native class) with the methods that
+ * `tapeSource` users and the tests call.
+ */
+class NativeCodec {
+  constructor (nativeOpts) {
+    this.h = native.nativeCodec(nativeOpts)
+  }
+
+  decodeValue (input, out, exact) { return native.codecDecodeValue(this.h, input, out, exact !== false) }
+  decodeFrames (input, out, records) { return native.codecDecodeFrames(this.h, input, out, records) }
+  push (input, out, records) { return native.codecPush(this.h, input, out, records) }
+  copyOut (out) { return native.codecCopyOut(this.h, out) }
+  keyStrings (from, to) { return native.codecKeyStrings(this.h, from, to) }
+  keyCount () { return native.codecKeyCount(this.h) }
+  errorInfo (index) { return native.codecErrorInfo(this.h, index) }
+  streamError () { return native.codecStreamError(this.h) }
+  endOfStream () { return native.codecEndOfStream(this.h) }
+  reset () { native.codecReset(this.h) }
+  isAtBoundary () { return native.codecIsAtBoundary(this.h) }
+}
 
 class Codec {
   constructor (nativeOpts) {
@@ -705,7 +822,7 @@ function unpack (input, options) {
   tb.busy = true
   enter()
   try {
-    finishCall(codec, tb, codec.native.decodeValue(input, tb.buf))
+    finishCall(codec, tb, codec.native.decodeValue(input, tb.buf, true))
     useReader(openTape(tb, codec.keys, conv, codec.native, null))
     return readMessage()
   } finally {

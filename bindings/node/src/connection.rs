@@ -1,5 +1,5 @@
 //! The sans-IO Bolt client connection for JS: `bolt::connection::ClientConnection` with
-//! its responses decoded onto the tape (the decoding path of `NativeCodec`), so that a
+//! its responses decoded onto the tape (the decoding path of `nativeCodec`), so that a
 //! whole read's RECORDs become JS rows in one pass.
 //!
 //! The core keeps the protocol: handshake, framing, matching responses to requests, the
@@ -248,7 +248,7 @@ impl NativeConnection {
 
     /// Feeds bytes read from the socket: decodes every response they complete onto the
     /// tape (RECORDs as their field lists, summaries whole) and copies it into `out` (as
-    /// `NativeCodec` does: the byte length, or minus the size needed). The events are in
+    /// `codecDecodeFrames` does: the byte length, or minus the size needed). The events are in
     /// `events()`, a receive error in `error()`; the events before an error are kept.
     #[napi]
     pub fn receive(&mut self, input: BufferSlice<'_>, out: BufferSlice<'_>) -> i64 {
@@ -308,7 +308,7 @@ impl NativeConnection {
         }
     }
 
-    /// The interned keys of ids `from` to `to` (exclusive), as `NativeCodec.keyStrings`.
+    /// The interned keys of ids `from` to `to` (exclusive), as `codecKeyStrings`.
     #[napi]
     pub fn key_strings(&self, from: u32, to: u32) -> Vec<String> {
         self.keys.strings(from, to)

@@ -3,7 +3,7 @@
 
 use bolt::chunk::{DechunkError, DechunkLimits, Dechunker};
 use bolt::inbox::Inbox;
-use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice};
+use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, External};
 use napi::{Env, Task};
 use napi_derive::napi;
 use packstream::{DecodeLimits, DecodeOptions, Decoder};
@@ -141,31 +141,34 @@ fn messages_into(
 /// Largest tape (per area, in bytes) a codec keeps allocated between calls.
 const KEEP_BYTES: usize = 4 << 20;
 
-/// The native decoder behind `boltcodec`'s `unpack`, `decodeRecords` and `Dechunker`.
+/// The native decoder behind `boltcodec`'s `unpack`, `decodeRecords` and `Dechunker`,
+/// held by JS as an external (see [`native_codec`]) and driven by the `codec*` functions.
 ///
-/// Each method decodes into an internal tape and copies it into `out`, a buffer owned by
-/// the JS side. Methods return the number of bytes of `out` used, or, when `out` is too
-/// small, minus the size it needs: grow it and call `copyOut`. Map keys are interned for
-/// the codec's life (at most 4096 keys of up to 64 bytes); the JS side keeps the string of
-/// each key id.
-#[napi]
+/// Each decoding function decodes into the codec's tape and copies it into `out`, a buffer
+/// owned by the JS side. It returns the number of bytes of `out` used, or, when `out` is
+/// too small, minus the size it needs: grow it and call [`codec_copy_out`]. Map keys are
+/// interned for the codec's life (at most 4096 keys of up to 64 bytes); the JS side keeps
+/// the string of each key id.
+///
+/// Plain functions over an external, not methods of a class: a class method pays napi-rs's
+/// receiver unwrap (type tag and class identity checks) and borrow registration on every
+/// call: about 2,400 instructions more per call than this (measured with callgrind).
+#[derive(Debug)]
 pub struct NativeCodec {
     opts: DecodeOptions,
     keys: KeyTable,
     tape: Tape,
-    /// The stream fed to `push`.
+    /// The stream fed to `codec_push`.
     stream: Inbox,
-    /// The framing limits of `decode_frames`.
+    /// The framing limits of `codec_decode_frames`.
     limits: DechunkLimits,
     status: i32,
     stream_error: Option<ErrorInfo>,
 }
 
-#[napi]
 impl NativeCodec {
     /// A codec with these options.
-    #[napi(constructor)]
-    pub fn new(options: Option<NativeOptions>) -> Self {
+    fn new(options: Option<NativeOptions>) -> Self {
         let options = options.unwrap_or_default();
         let limits = options.dechunk_limits();
         NativeCodec {
@@ -179,98 +182,6 @@ impl NativeCodec {
         }
     }
 
-    /// The size of the tape header in bytes (the smallest useful `out`).
-    #[napi]
-    pub fn header_bytes(&self) -> u32 {
-        HEADER_BYTES as u32
-    }
-
-    /// Decodes the PackStream value at the start of `input`. With `exact` (the default),
-    /// `input` must be exactly one value (`trailing_bytes` otherwise); with
-    /// `exact: false` the bytes after the value are left alone, and header word 18 of
-    /// the tape says how many bytes the value took (as a stream reader needs: read one
-    /// value, move past it).
-    #[napi]
-    pub fn decode_value(
-        &mut self,
-        input: BufferSlice<'_>,
-        mut out: BufferSlice<'_>,
-        exact: Option<bool>,
-    ) -> i64 {
-        self.tape.start(&self.keys);
-        self.status = 0;
-        self.tape
-            .whole(&input, self.opts, &mut self.keys, exact.unwrap_or(true));
-        self.write_out(&mut out)
-    }
-
-    /// Decodes `input`, a buffer of complete framed Bolt messages (chunks and end markers).
-    /// With `records`, every message must be a RECORD and only its field list is written.
-    /// A buffer that ends inside a message is a `truncated` error (status 1). A call that
-    /// fails so (the JS side then throws and reads none of its messages) interns none of
-    /// its keys: the key table only takes the keys of calls whose tape is read.
-    #[napi]
-    pub fn decode_frames(
-        &mut self,
-        input: BufferSlice<'_>,
-        mut out: BufferSlice<'_>,
-        records: bool,
-    ) -> i64 {
-        self.tape.start(&self.keys);
-        let keys_before = self.keys.len();
-        let shape = if records { Shape::Record } else { Shape::Any };
-        self.stream_error = frames_into(
-            &input,
-            self.opts,
-            self.limits,
-            shape,
-            &mut self.keys,
-            &mut self.tape,
-        );
-        self.status = i32::from(self.stream_error.is_some());
-        if self.stream_error.is_some() {
-            self.keys.truncate(keys_before);
-        }
-        self.write_out(&mut out)
-    }
-
-    /// Feeds the next bytes of a Bolt stream and decodes every message they complete.
-    /// With `records`, a RECORD message is written as its list of fields only. Incomplete
-    /// data is kept for the next call. After a framing error (status 1) the stream stays
-    /// broken until `reset`.
-    #[napi]
-    pub fn push(&mut self, input: BufferSlice<'_>, mut out: BufferSlice<'_>, records: bool) -> i64 {
-        self.tape.start(&self.keys);
-        self.stream.feed(&input);
-        let shape = if records {
-            Shape::RecordOrAny
-        } else {
-            Shape::Any
-        };
-        messages_into(
-            &mut self.stream,
-            self.opts,
-            shape,
-            &mut self.keys,
-            &mut self.tape,
-        );
-        self.stream_error = self.stream.error().map(dechunk_error_info);
-        self.status = i32::from(self.stream_error.is_some());
-        // A message assembled across reads grows the stream's buffers to its size: give
-        // that back once it has been decoded.
-        if self.stream.buffer_capacity() > KEEP_BYTES {
-            self.stream.shrink_buffer_to(0);
-        }
-        self.write_out(&mut out)
-    }
-
-    /// Copies the last result into `out` again, after a call returned that `out` was too
-    /// small (and JS grew it).
-    #[napi]
-    pub fn copy_out(&mut self, mut out: BufferSlice<'_>) -> i64 {
-        self.write_out(&mut out)
-    }
-
     /// Copies the tape into `out`; once it is there, gives back the tape's memory if the
     /// call was large (see [`KEEP_BYTES`]).
     fn write_out(&mut self, out: &mut [u8]) -> i64 {
@@ -282,61 +193,181 @@ impl NativeCodec {
             -len
         }
     }
+}
 
-    /// The interned keys of ids `from` to `to` (exclusive): lets the JS side take back
-    /// keys it missed, should a call ever end between interning and JS reading the tape.
-    #[napi]
-    pub fn key_strings(&self, from: u32, to: u32) -> Vec<String> {
-        (from..to)
-            .map_while(|i| self.keys.get(i as usize).map(str::to_owned))
-            .collect()
-    }
+/// A native codec with these options, for the `codec*` functions.
+///
+/// ```js
+/// const native = require('boltcodec/native.js')
+/// const codec = native.nativeCodec({ maxDepth: 64 })
+/// const out = Buffer.alloc(1 << 16)
+/// const len = native.codecDecodeValue(codec, Buffer.from([0x91, 0x01]), out, true)
+/// // `out` now holds the tape of [1] (lib/decode.js reads it); len is its size in bytes.
+/// ```
+#[napi(ts_return_type = "ExternalObject<'NativeCodec'>")]
+pub fn native_codec(options: Option<NativeOptions>) -> External<NativeCodec> {
+    External::new(NativeCodec::new(options))
+}
 
-    /// Number of interned keys.
-    #[napi]
-    pub fn key_count(&self) -> u32 {
-        self.keys.len() as u32
-    }
+/// The size of the tape header in bytes (the smallest useful `out`).
+#[napi]
+pub fn codec_header_bytes() -> u32 {
+    HEADER_BYTES as u32
+}
 
-    /// The error of the `index`-th failed message of the last result.
-    #[napi]
-    pub fn error_info(&self, index: u32) -> Option<ErrorInfo> {
-        self.tape.errors.get(index as usize).map(|e| ErrorInfo {
-            kind: e.kind.to_owned(),
-            offset: e.offset as f64,
-            message_offset: e.message_offset as f64,
-            message: e.message.clone(),
-        })
-    }
+/// Decodes the PackStream value at the start of `input`. With `exact`, `input` must be
+/// exactly one value (`trailing_bytes` otherwise); without, the bytes after the value are
+/// left alone, and header word 18 of the tape says how many bytes the value took (as a
+/// stream reader needs: read one value, move past it).
+#[napi]
+pub fn codec_decode_value(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &mut External<NativeCodec>,
+    input: BufferSlice<'_>,
+    mut out: BufferSlice<'_>,
+    exact: bool,
+) -> i64 {
+    let c: &mut NativeCodec = codec;
+    c.tape.start(&c.keys);
+    c.status = 0;
+    c.tape.whole(&input, c.opts, &mut c.keys, exact);
+    c.write_out(&mut out)
+}
 
-    /// The framing error of the last result (status 1).
-    #[napi]
-    pub fn stream_error(&self) -> Option<ErrorInfo> {
-        self.stream_error.clone()
+/// Decodes `input`, a buffer of complete framed Bolt messages (chunks and end markers).
+/// With `records`, every message must be a RECORD and only its field list is written.
+/// A buffer that ends inside a message is a `truncated` error (status 1). A call that
+/// fails so (the JS side then throws and reads none of its messages) interns none of
+/// its keys: the key table only takes the keys of calls whose tape is read.
+#[napi]
+pub fn codec_decode_frames(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &mut External<NativeCodec>,
+    input: BufferSlice<'_>,
+    mut out: BufferSlice<'_>,
+    records: bool,
+) -> i64 {
+    let c: &mut NativeCodec = codec;
+    c.tape.start(&c.keys);
+    let keys_before = c.keys.len();
+    let shape = if records { Shape::Record } else { Shape::Any };
+    c.stream_error = frames_into(&input, c.opts, c.limits, shape, &mut c.keys, &mut c.tape);
+    c.status = i32::from(c.stream_error.is_some());
+    if c.stream_error.is_some() {
+        c.keys.truncate(keys_before);
     }
+    c.write_out(&mut out)
+}
 
-    /// Checks that the stream fed to `push` ended between messages.
-    #[napi]
-    pub fn end_of_stream(&self) -> Option<ErrorInfo> {
-        self.stream
-            .end_of_stream()
-            .err()
-            .map(|e| dechunk_error_info(&e))
+/// Feeds the next bytes of a Bolt stream and decodes every message they complete.
+/// With `records`, a RECORD message is written as its list of fields only. Incomplete
+/// data is kept for the next call. After a framing error (status 1) the stream stays
+/// broken until `codecReset`.
+#[napi]
+pub fn codec_push(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &mut External<NativeCodec>,
+    input: BufferSlice<'_>,
+    mut out: BufferSlice<'_>,
+    records: bool,
+) -> i64 {
+    let c: &mut NativeCodec = codec;
+    c.tape.start(&c.keys);
+    c.stream.feed(&input);
+    let shape = if records {
+        Shape::RecordOrAny
+    } else {
+        Shape::Any
+    };
+    messages_into(&mut c.stream, c.opts, shape, &mut c.keys, &mut c.tape);
+    c.stream_error = c.stream.error().map(dechunk_error_info);
+    c.status = i32::from(c.stream_error.is_some());
+    // A message assembled across reads grows the stream's buffers to its size: give
+    // that back once it has been decoded.
+    if c.stream.buffer_capacity() > KEEP_BYTES {
+        c.stream.shrink_buffer_to(0);
     }
+    c.write_out(&mut out)
+}
 
-    /// Forgets the state of the stream fed to `push` (as for a new connection); the
-    /// interned keys are kept.
-    #[napi]
-    pub fn reset(&mut self) {
-        self.stream.reset();
-        self.stream_error = None;
-    }
+/// Copies the last result into `out` again, after a call returned that `out` was too
+/// small (and JS grew it).
+#[napi]
+pub fn codec_copy_out(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &mut External<NativeCodec>,
+    mut out: BufferSlice<'_>,
+) -> i64 {
+    codec.write_out(&mut out)
+}
 
-    /// Whether the stream fed to `push` is between messages.
-    #[napi]
-    pub fn is_at_boundary(&self) -> bool {
-        self.stream.is_at_boundary()
-    }
+/// The interned keys of ids `from` to `to` (exclusive): lets the JS side take back
+/// keys it missed, should a call ever end between interning and JS reading the tape.
+#[napi]
+pub fn codec_key_strings(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &External<NativeCodec>,
+    from: u32,
+    to: u32,
+) -> Vec<String> {
+    (from..to)
+        .map_while(|i| codec.keys.get(i as usize).map(str::to_owned))
+        .collect()
+}
+
+/// Number of interned keys.
+#[napi]
+pub fn codec_key_count(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &External<NativeCodec>,
+) -> u32 {
+    codec.keys.len() as u32
+}
+
+/// The error of the `index`-th failed message of the last result.
+#[napi]
+pub fn codec_error_info(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &External<NativeCodec>,
+    index: u32,
+) -> Option<ErrorInfo> {
+    codec.tape.errors.get(index as usize).map(|e| ErrorInfo {
+        kind: e.kind.to_owned(),
+        offset: e.offset as f64,
+        message_offset: e.message_offset as f64,
+        message: e.message.clone(),
+    })
+}
+
+/// The framing error of the last result (status 1).
+#[napi]
+pub fn codec_stream_error(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &External<NativeCodec>,
+) -> Option<ErrorInfo> {
+    codec.stream_error.clone()
+}
+
+/// Checks that the stream fed to `codecPush` ended between messages.
+#[napi]
+pub fn codec_end_of_stream(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &External<NativeCodec>,
+) -> Option<ErrorInfo> {
+    codec
+        .stream
+        .end_of_stream()
+        .err()
+        .map(|e| dechunk_error_info(&e))
+}
+
+/// Forgets the state of the stream fed to `codecPush` (as for a new connection); the
+/// interned keys are kept.
+#[napi]
+pub fn codec_reset(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &mut External<NativeCodec>,
+) {
+    codec.stream.reset();
+    codec.stream_error = None;
+}
+
+/// Whether the stream fed to `codecPush` is between messages.
+#[napi]
+pub fn codec_is_at_boundary(
+    #[napi(ts_arg_type = "ExternalObject<'NativeCodec'>")] codec: &External<NativeCodec>,
+) -> bool {
+    codec.stream.is_at_boundary()
 }
 
 /// The result of `decodeFramesAsync`.

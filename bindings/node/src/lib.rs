@@ -25,7 +25,10 @@ mod ws;
 pub use arrow::{decode_records_to_arrow_ipc, ArrowIpcResult};
 pub use connection::{NativeConnection, NativeConnectionOptions, NativeEvent};
 pub use decode::{
-    decode_frames_async, DecodeFramesTask, DecodedBatch, ErrorInfo, NativeCodec, NativeOptions,
+    codec_copy_out, codec_decode_frames, codec_decode_value, codec_end_of_stream, codec_error_info,
+    codec_header_bytes, codec_is_at_boundary, codec_key_count, codec_key_strings, codec_push,
+    codec_reset, codec_stream_error, decode_frames_async, native_codec, DecodeFramesTask,
+    DecodedBatch, ErrorInfo, NativeCodec, NativeOptions,
 };
 pub use encode::pack_native;
 pub use handshake::{NativeClientHandshake, NativeServerHandshake, NativeStep};

@@ -5,7 +5,9 @@
 //! [`Decoder`], which enforces every limit and checks UTF-8) and writes:
 //!
 //! * `words`: one `i32` per token, `type | payload << 4` (more words for wide integers and
-//!   huge lengths). Types are the `T_*` constants below; `index.js` mirrors them.
+//!   huge lengths). Types are the `T_*` constants below; `lib/decode.js` mirrors them. A
+//!   list whose items are all scalars is marked `T_FLAT` once it is complete, so that JS
+//!   can read its items in one tight loop, with no recursion.
 //! * `floats`: the value of every Float, in order.
 //! * `latin1`: the bytes of every ASCII string, concatenated. JS turns the whole area into
 //!   one string with one call and takes each string as a `substring`.
@@ -50,6 +52,9 @@ pub(crate) const T_KEY: i32 = 11;
 /// A message that failed to decode: payload is the error's index (see `errors`), the next
 /// word its offset in the message.
 pub(crate) const T_ERROR: i32 = 12;
+/// List whose items are all scalars (no list, map or structure): payload is the item
+/// count, which always fits in the word (a longer list stays `T_LIST`).
+pub(crate) const T_FLAT: i32 = 13;
 
 /// A payload that does not fit in 28 bits: the length is in the next word.
 const LONG: u32 = 0x0FFF_FFFF;
@@ -148,6 +153,12 @@ pub(crate) struct Tape {
     pub(crate) key_base: u32,
     /// Bytes of the input the value took ([`Tape::whole`]; 0 for messages).
     pub(crate) used: usize,
+    /// The word of the container opened last ...
+    last_open: usize,
+    /// ... and whether nothing has ended since. A container that ends with this set has
+    /// no container inside it (one opened inside would have ended after it was opened):
+    /// if it is a list, it is flat. No stack is needed.
+    open_since: bool,
 }
 
 /// A message of a batch that could not be decoded.
@@ -294,6 +305,7 @@ impl Tape {
         keys: &mut KeyTable,
         list_at: Option<usize>,
     ) -> Result<(), Fail> {
+        self.open_since = false;
         let mut writer = TapeWriter {
             tape: self,
             keys,
@@ -567,6 +579,13 @@ struct TapeWriter<'t> {
 }
 
 impl TapeWriter<'_> {
+    /// A container opens: its word is the next one.
+    #[inline]
+    fn opened(&mut self) {
+        self.tape.last_open = self.tape.words.len();
+        self.tape.open_since = true;
+    }
+
     /// Fails when the value had to be a list and this first item is something else.
     #[inline]
     fn not_list(&self) -> Result<(), Fail> {
@@ -642,18 +661,36 @@ impl<'a> Visitor<'a> for TapeWriter<'_> {
     #[inline]
     fn list(&mut self, n: u32, _capacity: usize) -> Result<(), Fail> {
         self.want_list = None;
+        self.opened();
         self.tape.len_word(T_LIST, n as usize);
         Ok(())
     }
     #[inline]
     fn map(&mut self, n: u32, _capacity: usize) -> Result<(), Fail> {
         self.not_list()?;
+        self.opened();
         self.tape.len_word(T_MAP, n as usize);
+        Ok(())
+    }
+    #[inline]
+    fn end(&mut self) -> Result<(), Fail> {
+        let tape = &mut *self.tape;
+        if tape.open_since {
+            tape.open_since = false;
+            // A list of up to LONG - 1 items: its count is in the word. (A longer list,
+            // or a map or structure, stays as it is.)
+            if let Some(w) = tape.words.get_mut(tape.last_open) {
+                if *w & 15 == T_LIST && (*w as u32) >> 4 != LONG {
+                    *w = (*w & !15) | T_FLAT;
+                }
+            }
+        }
         Ok(())
     }
     #[inline]
     fn structure(&mut self, tag: u8, len: u32, _capacity: usize) -> Result<(), Fail> {
         self.not_list()?;
+        self.opened();
         // `len` is at most 65 535 (STRUCT_16), so this fits in 24 bits.
         self.tape
             .words

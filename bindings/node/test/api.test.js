@@ -356,3 +356,58 @@ test('pack: list items of every kind, short and long lists; a dehydrate hook sti
     assert.equal(seen.length, count(want), `${n} items: every Integer went through the hook`)
   }
 })
+
+test('lists of scalars are flat on the tape (T_FLAT) and read back item for item, inline in long lists too', () => {
+  // The native writer marks a list whose items are all scalars T_FLAT once it ends; the
+  // reader takes such lists in one loop (lib/decode.js readFlat, and inline in the loop
+  // of a list of 4 or more items). Every scalar kind, at every position, in lists of
+  // every short length, nested in short and long lists, maps and structures.
+  const native = require('../native.js')
+  const codec = native.nativeCodec({ uuid: true })
+  const out = Buffer.alloc(1 << 16)
+  const words = (value) => {
+    const n = native.codecDecodeValue(codec, pack(value, { uuid: true }), out, true)
+    assert.ok(n > 0)
+    const w = new Int32Array(out.buffer, out.byteOffset, n >> 2)
+    return Array.from(w.subarray(w[2], w[2] + w[3]), (x) => x & 15)
+  }
+  const [LIST, MAP, STRUCT, FLAT, INT, LATIN1] = [4, 5, 6, 13, 0, 2]
+  assert.deepEqual(words([]), [FLAT])
+  assert.deepEqual(words([1n, 'a']), [FLAT, INT, LATIN1])
+  assert.deepEqual(words([[1n], [[]], { k: [2n] }, new Structure(1, [[]])]),
+    [LIST, FLAT, INT, LIST, FLAT, MAP, 11, FLAT, INT, STRUCT, FLAT])
+  assert.deepEqual(words([1n, [2n]]), [LIST, INT, FLAT, INT])
+  assert.deepEqual(words([[2n], 1n]), [LIST, FLAT, INT, INT])
+
+  const uuid = new Uuid('0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0')
+  const scalars = [7n, -(2n ** 40n), 1.5, 'ascii', 'a long ascii string over thirteen characters', 'é€😀', null, false, true, new Uint8Array([1, 2]), uuid, 0n]
+  const asNumbers = (v) => typeof v === 'bigint' ? Number(v) : Array.isArray(v) ? v.map(asNumbers) : v instanceof Structure ? new Structure(v.signature, v.fields.map(asNumbers)) : v
+  const { Integer } = require('neo4j-driver-core')
+  const asIntegers = (v) => typeof v === 'bigint' ? Integer.fromString(String(v)) : Array.isArray(v) ? v.map(asIntegers) : v instanceof Structure ? new Structure(v.signature, v.fields.map(asIntegers)) : v
+  for (let m = 0; m <= 5; m++) {
+    for (let first = 0; first < scalars.length; first++) {
+      const flat = Array.from({ length: m }, (_, i) => scalars[(first + i) % scalars.length])
+      for (const n of [1, 3, 4, 9]) {
+        const value = [Array.from({ length: n }, () => flat), 'after', new Structure(1, [flat]), Array.from({ length: n }, (_, i) => i % 2 ? flat : 5n)]
+        const b = pack(value, { uuid: true })
+        assert.deepEqual(unpack(b, { uuid: true }), asNumbers(value), `m ${m} first ${first} n ${n}`)
+        assert.deepEqual(unpack(b, { uuid: true, int: 'bigint' }), value, `bigint, m ${m} first ${first} n ${n}`)
+        assert.deepEqual(unpack(b, { uuid: true, int: 'integer' }), asIntegers(value), `integer, m ${m} first ${first} n ${n}`)
+      }
+    }
+  }
+  // A hook called for an item of a flat list read inline (the UUID hook) that decodes
+  // another value: the outer list's cursors are intact after it.
+  const inner = pack([1n, [2n, 'x'], 'y'])
+  const outer = pack([[1n, uuid, 'a'], [2.5, uuid], [uuid], ['b', 3n, uuid, 'c', 4.5]], { uuid: true })
+  assert.deepEqual(unpack(outer, { uuid: true, createUuid: () => unpack(inner) }),
+    [[1, [1, [2, 'x'], 'y'], 'a'], [2.5, [1, [2, 'x'], 'y']], [[1, [2, 'x'], 'y']], ['b', 3, [1, [2, 'x'], 'y'], 'c', 4.5]])
+  // Flat records in a batch, after a message that failed inside a nested list.
+  const good = (i) => packMessage(new Structure(0x71, [[BigInt(i), 'r', i + 0.5]]))
+  const bad = frame(hex('b1 71 92 91 01 92 c1'))
+  const d = new Dechunker({ records: true })
+  assert.equal(d.push(Buffer.concat([good(1), bad, good(2)])), 3)
+  assert.deepEqual(d.next(), [1, 'r', 1.5])
+  throwsKind(() => d.next(), 'unexpected_end', 5)
+  assert.deepEqual(d.next(), [2, 'r', 2.5])
+})
