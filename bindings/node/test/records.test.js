@@ -210,3 +210,37 @@ test('a release whose onNext is not the known one keeps it, and status() says wh
     driver.uninstall()
   }
 })
+
+test('a RECORD structure goes to the hydration hook unless the hook hands it back as it is', () => {
+  const { Structure } = require(path.join(boltDir, 'lib/packstream/structure.js'))
+  const bytes = driver.createCodec({ driverDir }).pack(new Structure(0x71, [[core.int(1), 'a']]))
+  const unpackWith = (hook) => driver.createCodec({ driverDir, hydrateStructure: hook }).unpack(bytes)
+  // A hook that builds something of its own for the signature is called.
+  assert.equal(unpackWith((s) => (s.signature === 0x71 ? 'hooked' : s)), 'hooked')
+  // One that hands it back changed (its fields rewritten) is called too.
+  const changed = unpackWith((s) => {
+    if (s.signature === 0x71 && s.fields.length > 0) s.fields[0] = 'rewritten'
+    return s
+  })
+  assert.deepEqual(changed.fields, ['rewritten'])
+  // One that hands every structure back as it is: the same Structure, without the call.
+  let calls = 0
+  const counting = driver.createCodec({
+    driverDir,
+    hydrateStructure: (s) => {
+      calls++
+      return s
+    }
+  })
+  const probes = calls // (the drop-in's probes of the hook)
+  const same = counting.unpack(bytes)
+  const again = driver.createCodec({ driverDir, hydrateStructure: (s) => s }).unpack(bytes)
+  for (const r of [same, again]) {
+    assert.ok(r instanceof Structure)
+    assert.equal(r.signature, 0x71)
+    assert.equal(r.fields.length, 1)
+    assert.equal(Number(r.fields[0][0]), 1)
+    assert.equal(r.fields[0][1], 'a')
+  }
+  assert.equal(calls, probes, 'the RECORD itself was not handed to the hook')
+})
