@@ -20,9 +20,10 @@ demo: python-env
 
 # The same read with the official JavaScript driver on a real Neo4j 5.26: neo4j-driver
 # alone vs with boltcodec's drop-in vs the raw floor (bare socket), alternating rounds;
-# wall clock and client CPU side by side.
+# wall clock and client CPU side by side; then the client's side alone, the read's
+# recorded responses replayed without the database (benches/node/e2e.js --replay).
 demo-node:
-	bindings/node/scripts/bench.sh --e2e
+	bindings/node/scripts/bench.sh --e2e --replay
 
 # .venv with the wheel built and installed, .venv-rustext with neo4j-rust-ext.
 python-env:

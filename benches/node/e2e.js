@@ -7,7 +7,13 @@
 // time (process.cpuUsage) and its garbage-collection pauses (perf_hooks 'gc' entries) are
 // taken per read.
 //
-//   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--write]
+//   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--replay] [--write]
+//
+// --replay: also the client's side alone. One read's conversation with the server is
+// recorded (through a proxy in this process), then served again to each read by a replay
+// server in a child process (benches/node/replay-server.js), which sends the recorded
+// responses without running the query: the same bytes, with no database on the machine's
+// cores. The driver alone and with the drop-in then alternate against it.
 //
 // BOLTCODEC_NODE_DIR: the boltcodec package to measure (default bindings/node), e.g. an
 // export of an earlier commit's bindings/node, to compare builds on the same server.
@@ -42,6 +48,7 @@ const arg = (name, dflt) => {
 const ROWS = arg('--rows', 100000)
 const ROUNDS = arg('--rounds', 3)
 const WRITE = argv.includes('--write')
+const REPLAY = argv.includes('--replay')
 const PORT = Number(process.env.NEO4J_BOLT_PORT || 7687)
 const USER = process.env.NEO4J_USER || 'neo4j'
 const PASSWORD = process.env.NEO4J_PASSWORD || 'password'
@@ -136,15 +143,35 @@ function startRead () {
   }
 }
 
+/**
+ * The heap bytes per row that `records` keeps: the heap with them, less the heap once
+ * they are dropped (after full collections; needs --expose-gc, else NaN).
+ */
+function keptPerRow (records) {
+  if (typeof global.gc !== 'function' || records.length === 0) return NaN
+  const n = records.length
+  global.gc()
+  global.gc()
+  const withRows = process.memoryUsage().heapUsed
+  records.length = 0
+  global.gc()
+  global.gc()
+  return (withRows - process.memoryUsage().heapUsed) / n
+}
+
 /** One read through neo4j-driver (a new driver, so that each read has its own connection). */
-async function driverRead (withDropIn) {
+async function driverRead (withDropIn, uri = URI, measureKept = false) {
   if (withDropIn) dropIn.install({ driverDir })
-  const driver = neo4j.driver(URI, neo4j.auth.basic(USER, PASSWORD))
+  const driver = neo4j.driver(uri, neo4j.auth.basic(USER, PASSWORD))
   try {
     await driver.verifyConnectivity()
     const done = startRead()
     const { records } = await driver.executeQuery(QUERY, { run: RUN })
-    return await done(records.length, () => digest(records))
+    const result = await done(records.length, () => digest(records))
+    // (Only when asked: the full collections it takes change how V8 sizes the young
+    // generation for the next read.)
+    if (measureKept) result.kept = keptPerRow(records)
+    return result
   } finally {
     await driver.close()
     if (withDropIn) dropIn.uninstall()
@@ -204,6 +231,63 @@ function rawRead () {
   })
 }
 
+/**
+ * Records the conversation of one read by the driver alone, through a proxy to the
+ * server; returns the file (replay-server.js's format).
+ */
+async function recordRead () {
+  const conversations = []
+  const proxy = net.createServer((client) => {
+    const segments = []
+    conversations.push(segments)
+    const server = net.connect(PORT, '127.0.0.1')
+    const add = (fromClient, b) => {
+      const last = segments[segments.length - 1]
+      if (last && last.fromClient === fromClient) last.parts.push(b)
+      else segments.push({ fromClient, parts: [b] })
+    }
+    client.on('data', (b) => { add(true, b); server.write(b) })
+    server.on('data', (b) => { add(false, b); client.write(b) })
+    client.on('close', () => server.destroy())
+    server.on('close', () => client.destroy())
+    client.on('error', () => {})
+    server.on('error', () => {})
+  })
+  await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  try {
+    await driverRead(false, `bolt://127.0.0.1:${proxy.address().port}`)
+  } finally {
+    proxy.close()
+  }
+  // The read's connection is the one that carried the most.
+  const size = (c) => c.reduce((n, s) => n + s.parts.reduce((m, b) => m + b.length, 0), 0)
+  const read = conversations.sort((a, b) => size(b) - size(a))[0]
+  const file = path.join(os.tmpdir(), `boltcodec-e2e-replay-${process.pid}.bin`)
+  fs.writeFileSync(file, Buffer.concat(read.flatMap((s) => {
+    const bytes = Buffer.concat(s.parts)
+    const head = Buffer.alloc(5)
+    head[0] = s.fromClient ? 0 : 1
+    head.writeUInt32BE(bytes.length, 1)
+    return [head, bytes]
+  })))
+  return file
+}
+
+/** Starts replay-server.js on `file` in a child process: its URI and a stop function. */
+async function startReplay (file) {
+  const { spawn } = require('child_process')
+  const child = spawn(process.execPath, [path.join(__dirname, 'replay-server.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const port = await new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (b) => {
+      out += b
+      if (out.includes('\n')) resolve(Number(out.trim()))
+    })
+    child.on('exit', (code) => reject(new Error(`replay server exited (${code})`)))
+  })
+  return { uri: `bolt://127.0.0.1:${port}`, stop: () => child.kill() }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
@@ -218,7 +302,10 @@ async function main () {
     ['neo4j-driver + boltcodec drop-in', () => driverRead(true)]
   ]
   const results = modes.map(() => [])
+  const replayModes = modes.slice(1)
+  const replayResults = replayModes.map(() => [])
   let loadStart = 0
+  let replayLoad = [0, 0]
   try {
     // A warm-up read of each, then alternating rounds.
     for (const [, fn] of modes) await fn()
@@ -231,10 +318,34 @@ async function main () {
         process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s, GC ${r.gc.toFixed(2)} s (${r.scavenges} scavenges), load ${os.loadavg()[0].toFixed(1)}\n`)
       }
     }
+    // What the result keeps: one more read of each, after the timed rounds.
+    for (let i = 1; i < modes.length; i++) results[i].kept = (await driverRead(i === 2, URI, true)).kept
+    if (REPLAY) {
+      const file = await recordRead()
+      const replay = await startReplay(file)
+      try {
+        const reads = [() => driverRead(false, replay.uri), () => driverRead(true, replay.uri)]
+        for (const fn of reads) await fn()
+        replayLoad = [os.loadavg()[0], 0]
+        for (let round = 0; round < ROUNDS; round++) {
+          for (let i = 0; i < reads.length; i++) {
+            const r = await reads[i]()
+            if (r.rows !== ROWS) throw new Error(`replayed ${replayModes[i][0]}: ${r.rows} rows, expected ${ROWS}`)
+            replayResults[i].push(r)
+            process.stderr.write(`replayed round ${round + 1}: ${replayModes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s, GC ${r.gc.toFixed(2)} s (${r.scavenges} scavenges), load ${os.loadavg()[0].toFixed(1)}\n`)
+          }
+        }
+        replayLoad[1] = os.loadavg()[0]
+        for (let i = 0; i < reads.length; i++) replayResults[i].kept = (await driverRead(i === 1, replay.uri, true)).kept
+      } finally {
+        replay.stop()
+        fs.rmSync(file, { force: true })
+      }
+    }
   } finally {
     await cleanup()
   }
-  const digests = new Set(results.slice(1).flatMap((rs) => rs.map((r) => r.digest)))
+  const digests = new Set([...results.slice(1), ...replayResults].flatMap((rs) => rs.map((r) => r.digest)))
   if (digests.size !== 1) throw new Error(`the driver read different results with and without the drop-in: ${[...digests]}`)
 
   const floor = median(results[0].map((r) => r.wall))
@@ -248,25 +359,44 @@ async function main () {
     'a node per row and a relationship every other row, with `driver.executeQuery` (default integer mode). ' +
     `Median of ${ROUNDS} alternating rounds in one run, after one warm-up read each. ` +
     'Raw floor: the same query and PULL response on a bare socket, every message decoded by boltcodec (no hydration). ' +
-    'CPU: this process, `process.cpuUsage` over the read. GC: the garbage-collection pauses within the read (perf_hooks `gc` entries, wall-clock time of each pause; each read starts after a full collection when run with `--expose-gc`), and their share of the read\'s wall clock; scavenges: how many of those pauses were young-generation collections. Regenerate with `make demo-node` (`--write`: `node benches/node/e2e.js --write` under `scripts/with-neo4j.sh`).',
+    'CPU: this process, `process.cpuUsage` over the read. GC: the garbage-collection pauses within the read (perf_hooks `gc` entries, wall-clock time of each pause; each read starts after a full collection when run with `--expose-gc`), and their share of the read\'s wall clock; scavenges: how many of those pauses were young-generation collections; kept per row: the heap the result holds, per row (heap used after full collections with the records, less without them; `--expose-gc`), from one more read of each after the timed rounds. Regenerate with `make demo-node` (`--write`: `node benches/node/e2e.js --write` under `scripts/with-neo4j.sh`).',
     '',
-    '| read | wall clock | vs raw floor | client CPU | CPU vs driver alone | GC pauses | GC share of the read | scavenges |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |'
+    '| read | wall clock | vs raw floor | client CPU | CPU vs driver alone | GC pauses | GC share of the read | scavenges | kept per row |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'
   ]
+  const kept = (rs) => rs.kept === undefined || Number.isNaN(rs.kept) ? '–' : `${Math.round(rs.kept).toLocaleString('en')} B`
   for (let i = 0; i < modes.length; i++) {
     const wall = median(results[i].map((r) => r.wall))
     const cpu = median(results[i].map((r) => r.cpu))
     const gc = median(results[i].map((r) => r.gc))
     const share = median(results[i].map((r) => r.gc / r.wall))
     const scavenges = median(results[i].map((r) => r.scavenges))
-    lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× | ${gc.toFixed(2)} s | ${(100 * share).toFixed(0)} % | ${scavenges} |`)
+    lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× | ${gc.toFixed(2)} s | ${(100 * share).toFixed(0)} % | ${scavenges} | ${kept(results[i])} |`)
+  }
+  if (REPLAY) {
+    const rAloneCpu = median(replayResults[0].map((r) => r.cpu))
+    const rAloneWall = median(replayResults[0].map((r) => r.wall))
+    lines.push('', `The client's side alone (\`--replay\`): the same read's recorded responses served by a replay server in a child process, no database running (load average ${replayLoad[0].toFixed(1)} at the start of these rounds, ${replayLoad[1].toFixed(1)} at the end); median of ${ROUNDS} alternating rounds:`, '',
+      '| read, server replayed | wall clock | vs driver alone | client CPU | CPU vs driver alone | GC pauses | GC share of the read | scavenges | kept per row |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+    for (let i = 0; i < replayModes.length; i++) {
+      const rs = replayResults[i]
+      const wall = median(rs.map((r) => r.wall))
+      const cpu = median(rs.map((r) => r.cpu))
+      const gc = median(rs.map((r) => r.gc))
+      const share = median(rs.map((r) => r.gc / r.wall))
+      lines.push(`| ${replayModes[i][0]} | ${wall.toFixed(2)} s | ${(wall / rAloneWall).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / rAloneCpu).toFixed(2)}× | ${gc.toFixed(2)} s | ${(100 * share).toFixed(0)} % | ${median(rs.map((r) => r.scavenges))} | ${kept(rs)} |`)
+    }
   }
   const dropWall = median(results[2].map((r) => r.wall))
   const dropCpu = median(results[2].map((r) => r.cpu))
+  const dropShare = median(results[2].map((r) => r.gc / r.wall))
+  const aloneShare = median(results[1].map((r) => r.gc / r.wall))
   const met = (ok) => ok ? 'met' : 'not met'
   lines.push('', 'The driver read identical results with and without the drop-in (digest of every value read).',
     '', `Goals (issue 15): the drop-in within 1.2× of the raw floor: ${(dropWall / floor).toFixed(2)}× (${met(dropWall / floor <= 1.2)}); ` +
-    `at most half the client CPU time of the driver alone: ${(dropCpu / aloneCpu).toFixed(2)}× (${met(dropCpu / aloneCpu <= 0.5)}).`)
+    `at most half the client CPU time of the driver alone: ${(dropCpu / aloneCpu).toFixed(2)}× (${met(dropCpu / aloneCpu <= 0.5)}); ` +
+    `GC share at most half the driver alone's: ${(100 * dropShare).toFixed(0)} % against ${(100 * aloneShare).toFixed(0)} % (${met(dropShare <= aloneShare / 2)}).`)
   const section = lines.join('\n') + '\n'
   process.stdout.write('\n' + section)
   if (WRITE) {

@@ -19,6 +19,10 @@ export type DriverModules = {
      */
     Structure: any;
     /**
+     * `lib/bolt/stream-observers.js` (`null` if missing)
+     */
+    observers: any;
+    /**
      * `neo4j-driver-core`
      */
     core: any;
@@ -60,22 +64,27 @@ export function isInstalled(): boolean;
  * off (driver not found, a release that is not tested, or internals laid out otherwise
  * than the drop-in expects — the driver is then left untouched), and `hydrated`: the
  * structure kinds built by the drop-in for the last connection whose transformer it
- * checked (the others go through the driver's transformer).
+ * checked (the others go through the driver's transformer); `records`: `'boltcodec'`
+ * when the drop-in hands each row to the result as a `Record` itself (the driver's
+ * `ResultStreamObserver#onNext` replaced, on releases where it is the known one), else
+ * `'driver'`, with the reason after a colon when the drop-in is installed.
  *
  * @example
  * require('boltcodec/driver').install()
  * // … after a query: { installed: true, level: 'hydration', version: '6.3.0',
- * //   reason: null, hydrated: ['Date', 'Duration', 'DateTime (offset)', …] }
+ * //   reason: null, records: 'boltcodec',
+ * //   hydrated: ['Date', 'Duration', 'DateTime (offset)', …] }
  * console.log(require('boltcodec/driver').status())
  *
  * @returns {{installed: boolean, level: 'hydration' | 'codec' | 'off', version: string | null,
- *   reason: string | null, hydrated: string[]}}
+ *   reason: string | null, records: string, hydrated: string[]}}
  */
 export function status(): {
     installed: boolean;
     level: "hydration" | "codec" | "off";
     version: string | null;
     reason: string | null;
+    records: string;
     hydrated: string[];
 };
 /**

@@ -9,8 +9,9 @@
  * const neo4j = require('neo4j-driver')
  * ```
  *
- * `install` replaces three methods of the driver's internal classes (in the
- * `neo4j-driver-bolt-connection` package that `neo4j-driver` loads):
+ * `install` replaces three methods of the driver's internal classes, and a fourth where
+ * the release's is the known one (in the `neo4j-driver-bolt-connection` package that
+ * `neo4j-driver` loads):
  *
  * * `Dechunker.prototype.write` (`lib/channel/chunking.js`): each read from the socket
  *   goes to one native call that de-chunks it and decodes every message it completes.
@@ -20,6 +21,10 @@
  *   UUID setting and the protocol's structure hydration (Node, DateTime, …).
  * * `Packer.prototype.packable` (same file): encodes the whole message in JS with
  *   boltcodec's encoder and hands the bytes to the driver's chunker in one write.
+ * * `ResultStreamObserver.prototype.onNext` (`lib/bolt/stream-observers.js`): builds the
+ *   `Record` of each row and hands it to the result's observers as the driver's does,
+ *   without its two closures per row; only where the release's method is the known one
+ *   (5.28.x, 6.0–6.3), else the driver's stays and `status().records` says why.
  *
  * What differs from the driver's own codec: invalid input is rejected instead of
  * decoded leniently (a string that is not UTF-8 fails with `invalid_utf8` where the driver
@@ -45,9 +50,19 @@ const { makeFastHydrate } = require('./lib/fast-hydrate.js')
  * @property {any} chunking `lib/channel/chunking.js`
  * @property {any} ChannelBuffer `lib/channel/channel-buf.js` default export
  * @property {any} Structure `lib/packstream/structure.js` Structure
+ * @property {any} observers `lib/bolt/stream-observers.js` (`null` if missing)
  * @property {any} core `neo4j-driver-core`
  * @property {string} version the `neo4j-driver` release
  */
+
+/** A module of the driver's, or `null` when the release has no such file. */
+function optionalRequire (file) {
+  try {
+    return require(file)
+  } catch (e) {
+    return null
+  }
+}
 
 /**
  * @param {string} [driverDir] the `neo4j-driver` package directory
@@ -66,6 +81,7 @@ function driverModules (driverDir) {
     chunking: require(path.join(boltDir, 'lib/channel/chunking.js')),
     ChannelBuffer: require(path.join(boltDir, 'lib/channel/channel-buf.js')).default,
     Structure: require(path.join(boltDir, 'lib/packstream/structure.js')).Structure,
+    observers: optionalRequire(path.join(boltDir, 'lib/bolt/stream-observers.js')),
     core,
     version: require(driverPkg).version
   }
@@ -103,6 +119,32 @@ function packSettings (m, o) {
   })
 }
 
+/** The signature of the RECORD message. */
+const RECORD = 0x71
+
+/**
+ * Whether `hydrate` returns structures of signature `sig` as they are (the same object),
+ * whatever their fields: checked on probes of several sizes and field kinds.
+ *
+ * @param {any} S the driver's Structure class
+ * @param {(s: unknown) => unknown} hydrate
+ * @param {number} sig
+ */
+function passesThrough (S, hydrate, sig) {
+  if (hydrate === identity) return true
+  const probes = [[], [[]], [[1, 'a', null]], [{}], [1, 2, 3, 4, 5, 6, 7, 8]]
+  try {
+    return probes.every((fields) => {
+      const before = fields.slice()
+      const s = new S(sig, fields)
+      return hydrate(s) === s && s.signature === sig && s.fields === fields &&
+        fields.length === before.length && fields.every((v, i) => v === before[i])
+    })
+  } catch (e) {
+    return false
+  }
+}
+
 /**
  * Decoder conversions that reproduce the driver's `Unpacker`.
  *
@@ -120,13 +162,17 @@ function unpackOptions (m, o) {
   const fast = o.fastHydrate === false || hydrate === identity ? null : makeFastHydrate(m.core, S, hydrate, int)
   if (fast !== null) lastKinds = fast.kinds
   const fastHydrate = fast === null ? null : fast.hydrate
+  // A RECORD message (and any structure of its signature) that the transformer hands back
+  // as it is, checked on probes, is made here without the call.
+  const asIs = passesThrough(S, hydrate, RECORD)
   return {
     int,
     driverCore: m.core,
     bytes: 'int8',
     hydrate: fast === null
-      ? (signature, fields) => hydrate(new S(signature, fields))
+      ? (signature, fields) => signature === RECORD && asIs ? new S(signature, fields) : hydrate(new S(signature, fields))
       : (signature, fields) => {
+          if (signature === RECORD && asIs) return new S(signature, fields)
           const v = fastHydrate(signature, fields)
           return v !== undefined ? v : hydrate(new S(signature, fields))
         },
@@ -235,10 +281,80 @@ function skipBytes (buf, n) {
   }
 }
 
+/**
+ * `ResultStreamObserver#onNext` of neo4j-driver 5.28.x and 6.0–6.3
+ * (`lib/bolt/stream-observers.js`), white space removed. The drop-in replaces the
+ * method only where the release's is this one.
+ */
+const DRIVER_ON_NEXT = 'function(rawRecord){this._haveRecordStreamed=true;varrecord=newneo4j_driver_core_1.Record(' +
+  'this._fieldKeys,rawRecord,this._fieldLookup);if(this._observers.some(function(o){returno.onNext;})){' +
+  'this._observers.forEach(function(o){if(o.onNext){o.onNext(record);}});}else{this._queuedRecords.push(record);' +
+  'if(this._queuedRecords.length>this._highRecordWatermark){this._autoPull=false;}}}'
+
+/**
+ * Why the drop-in cannot build records itself on this release (the driver's own
+ * `ResultStreamObserver#onNext` then stays), or `null` when it can: the method must be the
+ * known one, and the core's `Record` must keep the row it is given as it is.
+ *
+ * @param {DriverModules} m
+ * @returns {string | null}
+ */
+function recordsProblem (m) {
+  const RSO = m.observers && m.observers.ResultStreamObserver
+  if (typeof RSO !== 'function' || typeof RSO.prototype.onNext !== 'function') {
+    return 'stream-observers.js has no ResultStreamObserver#onNext'
+  }
+  if (String(RSO.prototype.onNext).replace(/\s+/g, '') !== DRIVER_ON_NEXT) {
+    return 'ResultStreamObserver#onNext is not the one of neo4j-driver 5.28.x / 6.0-6.3'
+  }
+  const Record = m.core.Record
+  if (typeof Record !== 'function') return 'neo4j-driver-core has no Record'
+  const row = [1, 'x']
+  const r = new Record(['a', 'b'], row, { a: 0, b: 1 })
+  if (r._fields !== row || r.get('b') !== 'x' || r.length !== 2) return 'Record does not keep its row as it is'
+  return null
+}
+
+/**
+ * `ResultStreamObserver#onNext` of the drop-in: the driver's (`DRIVER_ON_NEXT`) step for
+ * step — the same `Record`, the same observers called in the same order, the same queue
+ * and watermark — without the two closures and array callbacks per record.
+ *
+ * @param {any} Record the core's Record class
+ */
+function makeOnNext (Record) {
+  return function onNext (rawRecord) {
+    this._haveRecordStreamed = true
+    const record = new Record(this._fieldKeys, rawRecord, this._fieldLookup)
+    const observers = this._observers
+    // As `some` then `forEach`: the length read once each, holes skipped.
+    let n = observers.length
+    let any = false
+    for (let i = 0; i < n; i++) {
+      if (i in observers && observers[i].onNext) {
+        any = true
+        break
+      }
+    }
+    if (any) {
+      n = observers.length
+      for (let i = 0; i < n; i++) {
+        if (!(i in observers)) continue
+        const o = observers[i]
+        if (o.onNext) o.onNext(record)
+      }
+    } else {
+      const queue = this._queuedRecords
+      queue.push(record)
+      if (queue.length > this._highRecordWatermark) this._autoPull = false
+    }
+  }
+}
+
 let installed = null
 
 /** What the last {@link install} call did, for {@link status}. */
-let lastStatus = { installed: false, level: 'off', version: null, reason: 'install() was not called' }
+let lastStatus = { installed: false, level: 'off', version: null, reason: 'install() was not called', records: 'driver' }
 
 /** The structure kinds the drop-in built itself for the last transformer it probed. */
 let lastKinds = []
@@ -309,7 +425,7 @@ function install (options = {}) {
     m = driverModules(options.driverDir)
     version = m.version
   } catch (e) {
-    lastStatus = { installed: false, level: 'off', version, reason: `neo4j-driver not found: ${e.message}` }
+    lastStatus = { installed: false, level: 'off', version, reason: `neo4j-driver not found: ${e.message}`, records: 'driver' }
     return uninstall
   }
   const problem = layoutProblem(m)
@@ -321,7 +437,8 @@ function install (options = {}) {
       version,
       reason: problem !== null
         ? `unrecognised driver layout (${problem}); the driver's own codec is in use`
-        : `neo4j-driver ${version} is not a tested release (5.28.x, 6.x); pass force: true to use it anyway`
+        : `neo4j-driver ${version} is not a tested release (5.28.x, 6.x); pass force: true to use it anyway`,
+      records: 'driver'
     }
     return uninstall
   }
@@ -331,7 +448,15 @@ function install (options = {}) {
   const saved = {
     packable: Packer.prototype.packable,
     unpack: Unpacker.prototype.unpack,
-    write: Dechunker.prototype.write
+    write: Dechunker.prototype.write,
+    onNext: null
+  }
+  // Records: built by the drop-in's onNext where the release's is the known one.
+  const recordsWhyNot = options.unpack === false ? 'the unpacker is the driver\'s (unpack: false)' : recordsProblem(m)
+  const Observer = m.observers && m.observers.ResultStreamObserver
+  if (recordsWhyNot === null) {
+    saved.onNext = Observer.prototype.onNext
+    Observer.prototype.onNext = makeOnNext(m.core.Record)
   }
   const ChannelBuffer = m.ChannelBuffer
 
@@ -414,21 +539,28 @@ function install (options = {}) {
     }
   }
 
-  installed = { Packer, Unpacker, Dechunker, saved }
+  installed = { Packer, Unpacker, Dechunker, Observer, saved }
   lastKinds = []
-  lastStatus = { installed: true, level: options.unpack !== false ? 'hydration' : 'codec', version, reason: null }
+  lastStatus = {
+    installed: true,
+    level: options.unpack !== false ? 'hydration' : 'codec',
+    version,
+    reason: null,
+    records: recordsWhyNot === null ? 'boltcodec' : `driver: ${recordsWhyNot}`
+  }
   return uninstall
 }
 
 /** Restores the driver's own codec (undoes {@link install}). */
 function uninstall () {
   if (installed === null) return
-  const { Packer, Unpacker, Dechunker, saved } = installed
+  const { Packer, Unpacker, Dechunker, Observer, saved } = installed
   Packer.prototype.packable = saved.packable
   Unpacker.prototype.unpack = saved.unpack
   Dechunker.prototype.write = saved.write
+  if (saved.onNext !== null) Observer.prototype.onNext = saved.onNext
   installed = null
-  lastStatus = { ...lastStatus, installed: false, level: 'off', reason: 'uninstalled' }
+  lastStatus = { ...lastStatus, installed: false, level: 'off', reason: 'uninstalled', records: 'driver' }
 }
 
 /**
@@ -440,16 +572,20 @@ function uninstall () {
  * off (driver not found, a release that is not tested, or internals laid out otherwise
  * than the drop-in expects — the driver is then left untouched), and `hydrated`: the
  * structure kinds built by the drop-in for the last connection whose transformer it
- * checked (the others go through the driver's transformer).
+ * checked (the others go through the driver's transformer); `records`: `'boltcodec'`
+ * when the drop-in hands each row to the result as a `Record` itself (the driver's
+ * `ResultStreamObserver#onNext` replaced, on releases where it is the known one), else
+ * `'driver'`, with the reason after a colon when the drop-in is installed.
  *
  * @example
  * require('boltcodec/driver').install()
  * // … after a query: { installed: true, level: 'hydration', version: '6.3.0',
- * //   reason: null, hydrated: ['Date', 'Duration', 'DateTime (offset)', …] }
+ * //   reason: null, records: 'boltcodec',
+ * //   hydrated: ['Date', 'Duration', 'DateTime (offset)', …] }
  * console.log(require('boltcodec/driver').status())
  *
  * @returns {{installed: boolean, level: 'hydration' | 'codec' | 'off', version: string | null,
- *   reason: string | null, hydrated: string[]}}
+ *   reason: string | null, records: string, hydrated: string[]}}
  */
 function status () {
   return { ...lastStatus, hydrated: lastKinds.slice() }

@@ -39,6 +39,23 @@ const ZONE_MAX_SECOND = 253402300799
  * @returns {[number, number, number]}
  */
 function civilFromEpochDay (epochDay) {
+  splitEpochDay(epochDay)
+  return [civilYear, civilMonth, civilDay]
+}
+
+// The date of the last epoch day split by splitEpochDay (module registers: the hydrators
+// read them at once, so that a date makes no array).
+let civilYear = 0
+let civilMonth = 0
+let civilDay = 0
+
+/**
+ * Splits an epoch day into civilYear, civilMonth and civilDay (see
+ * {@link civilFromEpochDay}).
+ *
+ * @param {number} epochDay an integer with |epochDay| <= MAX_EPOCH_DAY
+ */
+function splitEpochDay (epochDay) {
   const z = epochDay + 719468 // days since 0000-03-01
   const era = Math.floor(z / 146097)
   const dayOfEra = z - era * 146097 // 0 … 146096
@@ -48,8 +65,10 @@ function civilFromEpochDay (epochDay) {
   const marchMonth = Math.floor((5 * dayOfYear + 2) / 153) // 0 = March … 11 = February
   const day = dayOfYear - Math.floor((153 * marchMonth + 2) / 5) + 1
   const month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-  return [year, month, day]
+  // (| 0: small integers, never heap numbers; |year| <= 1,000,001 here.)
+  civilYear = (yearOfEra + era * 400 + (month <= 2 ? 1 : 0)) | 0
+  civilMonth = month | 0
+  civilDay = day | 0
 }
 
 /**
@@ -303,8 +322,8 @@ function makeBuilders (core, mode) {
 
   const date = (days) => {
     if (!(days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY)) return undefined
-    const [y, m, d] = civilFromEpochDay(days)
-    return new DateObject(I(y), I(m), I(d))
+    splitEpochDay(days)
+    return new DateObject(I(civilYear), I(civilMonth), I(civilDay))
   }
   // The fields of the last time of day split by splitTime.
   let hour = 0
@@ -326,11 +345,11 @@ function makeBuilders (core, mode) {
   const dateTime = (local, ns, offset, zone) => {
     const days = Math.floor(local / SECONDS_PER_DAY)
     if (!(days >= -MAX_EPOCH_DAY && days <= MAX_EPOCH_DAY) || ns !== ns) return undefined
-    const [y, m, d] = civilFromEpochDay(days)
+    splitEpochDay(days)
     splitTime((local - days * SECONDS_PER_DAY) * NANOS_PER_SECOND + ns)
     return zone === null
-      ? new LocalDateTimeObject(I(y), I(m), I(d), I(hour), I(minute), I(second), I(nanosecond))
-      : new DateTimeObject(I(y), I(m), I(d), I(hour), I(minute), I(second), I(nanosecond), offset, zone)
+      ? new LocalDateTimeObject(I(civilYear), I(civilMonth), I(civilDay), I(hour), I(minute), I(second), I(nanosecond))
+      : new DateTimeObject(I(civilYear), I(civilMonth), I(civilDay), I(hour), I(minute), I(second), I(nanosecond), offset, zone)
   }
   const localDateTime = (local, ns) => dateTime(local, ns, undefined, null)
   const validZone = (zone) => typeof zone === 'string' && zone !== '' && zoneFormat(zone) !== null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the drop-in's hydration differential test (test/hydration.test.js) against every
-# neo4j-driver release the drop-in supports besides the one in package.json, and the
-# end-to-end test (test/driver.e2e.test.js) against the 5.x LTS when NEO4J_BOLT_PORT is
+# Runs the drop-in's hydration and record differential tests (test/hydration.test.js,
+# test/records.test.js) against every neo4j-driver release the drop-in supports besides
+# the one in package.json, and the end-to-end test (test/driver.e2e.test.js) against the 5.x LTS when NEO4J_BOLT_PORT is
 # set (scripts/test.sh runs this inside its server).
 #
 #   bindings/node/scripts/driver-releases.sh
@@ -25,7 +25,7 @@ for v in $RELEASES; do
     (cd "$dir" && [ -f package.json ] || echo '{"private": true}' > package.json)
     (cd "$dir" && npm install --no-audit --no-fund --silent "neo4j-driver@$v")
   fi
-  tests=(test/hydration.test.js)
+  tests=(test/hydration.test.js test/records.test.js)
   if [ "$v" = "$E2E_RELEASE" ] && [ -n "${NEO4J_BOLT_PORT:-}" ]; then tests+=(test/driver.e2e.test.js); fi
   echo "driver-releases: neo4j-driver $v: ${tests[*]}" >&2
   BOLTCODEC_DRIVER_DIR="$dir" node --test "${tests[@]}" || status=1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs neo4j-javascript-driver's own unit tests for PackStream, chunking and the Bolt
-# protocols against an installed neo4j-driver, once with the driver alone and once with
-# boltcodec's drop-in installed (require('boltcodec/driver').install()), and compares.
+# Runs neo4j-javascript-driver's own unit tests for PackStream, chunking, the Bolt
+# protocols and the result stream observers against an installed neo4j-driver, once with
+# the driver alone and once with boltcodec's drop-in installed
+# (require('boltcodec/driver').install()), and compares.
 #
 #   bindings/node/scripts/driver-unit-tests.sh REPO [DRIVER_DIR]
 #
@@ -48,9 +49,10 @@ work="$(mktemp -d /tmp/boltcodec-driver-tests.XXXXXX)"
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 mkdir -p "$work/bolt-connection" "$work/neo4j-driver/test/internal"
 cp -r "$REPO/packages/bolt-connection/test" "$work/bolt-connection/test"
-# Only the packstream, chunking and protocol tests (and the helpers they import).
+# Only the packstream, chunking, protocol and stream observer tests (and the helpers they
+# import): the code the drop-in replaces.
 find "$work/bolt-connection/test" -name '*.test.js' \
-  ! -path '*/packstream/*' ! -path '*/bolt/bolt-protocol-v*' -delete
+  ! -path '*/packstream/*' ! -path '*/bolt/bolt-protocol-v*' ! -name 'stream-observer.test.js' -delete
 internal="$REPO/packages/neo4j-driver/test/internal"
 cp "$internal/chunking.test.js" "$work/neo4j-driver/test/internal/"
 for helper in dummy-channel.js; do

@@ -188,7 +188,7 @@ test('status() names the release; an untested release or another layout leaves t
   const installedVersion = require('neo4j-driver/package.json').version
   driver.install()
   try {
-    assert.deepEqual(driver.status(), { installed: true, level: 'hydration', version: installedVersion, reason: null, hydrated: [] })
+    assert.deepEqual(driver.status(), { installed: true, level: 'hydration', version: installedVersion, reason: null, records: 'boltcodec', hydrated: [] })
   } finally {
     driver.uninstall()
   }

@@ -127,8 +127,10 @@ for (const [mode, config] of Object.entries(CONFIGS)) {
     }
     driverCodec.install({ driverDir })
     let actual
+    let records
     try {
       actual = await runAll(config)
+      records = driverCodec.status().records
     } finally {
       driverCodec.uninstall()
       decode.StreamDecoder.prototype.push = push
@@ -140,6 +142,7 @@ for (const [mode, config] of Object.entries(CONFIGS)) {
       assert.ok(hydrated.includes(kind), `the drop-in built ${kind} itself (${hydrated})`)
     }
     assert.ok(packs >= QUERIES.length, 'boltcodec encoded the requests')
+    assert.equal(records, 'boltcodec', 'the drop-in built the records')
     assert.equal(actual.length, expected.length)
     for (let i = 0; i < expected.length; i++) {
       assert.deepStrictEqual(actual[i], expected[i], expected[i].name)
