@@ -423,8 +423,24 @@ function readList (w) {
         // A list of scalars, read here with the same local cursors: no call, no
         // recursion (a list of one-item lists costs no more than its items).
         const m = x >>> 4
-        const b = new Array(m)
         q++
+        if (m === 1) {
+          // A one-item list as an array literal (V8 allocates it inline; `new
+          // Array(1)` calls a builtin): 1000 one-item lists are a benchmark workload.
+          const y = w0[q]
+          const t = y & 15
+          if (t === T_INT && numbers) {
+            q++
+            a[i] = [y >> 4]
+            continue
+          }
+          if (t === T_FLOAT) {
+            q++
+            a[i] = [f0[fq++]]
+            continue
+          }
+        }
+        const b = new Array(m)
         for (let j = 0; j < m; j++) {
           const y = w0[q]
           const t = y & 15

@@ -272,8 +272,66 @@ impl Tape {
         }
     }
 
-    #[inline]
+    /// Writes a string: short ASCII ones (most names, labels and values) inline, with
+    /// fixed-size copies; any other through [`Tape::long_string`].
+    #[inline(always)]
     fn string(&mut self, s: &str) {
+        if !self.short_ascii(s.as_bytes()) {
+            self.long_string(s);
+        }
+    }
+
+    /// Writes `b` to `latin1` with its `T_LATIN1` word if it is ASCII of at most 16
+    /// bytes; `false` (writing nothing) otherwise. A short string is read and written as
+    /// two fixed-size pieces that overlap (the first and the last 8, 4 or 1 bytes), which
+    /// also give its ASCII check: no byte loop and no `memcpy` call (`is_ascii` plus
+    /// `extend_from_slice` cost about 80 instructions per short string, out of line).
+    #[inline(always)]
+    fn short_ascii(&mut self, b: &[u8]) -> bool {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let n = b.len();
+        let at = self.latin1.len();
+        let ok = if let (Some(head), Some(tail)) = (b.first_chunk::<8>(), b.last_chunk::<8>()) {
+            if n > 16 || (u64::from_ne_bytes(*head) | u64::from_ne_bytes(*tail)) & HIGH != 0 {
+                return false;
+            }
+            self.latin1.extend_from_slice(&[0; 16]);
+            put(&mut self.latin1, at, head);
+            put(&mut self.latin1, at + n - 8, tail);
+            true
+        } else if let (Some(head), Some(tail)) = (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+            if (u32::from_ne_bytes(*head) | u32::from_ne_bytes(*tail)) & (HIGH as u32) != 0 {
+                return false;
+            }
+            self.latin1.extend_from_slice(&[0; 8]);
+            put(&mut self.latin1, at, head);
+            put(&mut self.latin1, at + n - 4, tail);
+            true
+        } else {
+            // 0 to 3 bytes: the first, middle and last (some of them the same byte).
+            let (x, y, z) = match b {
+                [] => (0, 0, 0),
+                [x, rest @ ..] => (*x, b[n / 2], *rest.last().unwrap_or(x)),
+            };
+            if (x | y | z) & 0x80 != 0 {
+                return false;
+            }
+            // [x, y, z] is the string for 3 bytes; for 1 and 2 the last byte goes at its
+            // place (x and y are already the first and the second).
+            self.latin1.extend_from_slice(&[x, y, z]);
+            if let Some(last) = n.checked_sub(1).and_then(|l| self.latin1.get_mut(at + l)) {
+                *last = z;
+            }
+            true
+        };
+        self.latin1.truncate(at + n);
+        self.words.push(T_LATIN1 | ((n as u32) << 4) as i32);
+        ok
+    }
+
+    /// [`Tape::string`] for any string that is not short ASCII.
+    #[inline(never)]
+    fn long_string(&mut self, s: &str) {
         if s.is_ascii() {
             self.latin1.extend_from_slice(s.as_bytes());
             self.len_word(T_LATIN1, s.len());
@@ -521,6 +579,14 @@ impl Tape {
         put_bytes(out, l.bin, &self.bin);
         put_bytes(out, l.key_bytes, &self.key_bytes);
         true
+    }
+}
+
+/// Copies the fixed-size `src` into `v` at `at` (within its length).
+#[inline(always)]
+fn put<const N: usize>(v: &mut [u8], at: usize, src: &[u8; N]) {
+    if let Some(d) = v.get_mut(at..at + N).and_then(<[u8]>::first_chunk_mut::<N>) {
+        *d = *src;
     }
 }
 

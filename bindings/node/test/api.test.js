@@ -357,6 +357,26 @@ test('pack: list items of every kind, short and long lists; a dehydrate hook sti
   }
 })
 
+test('short strings: every length 0-20, ASCII or with one non-ASCII byte at any place, alone and side by side', () => {
+  // The native writer copies ASCII strings of up to 16 bytes as two fixed-size pieces
+  // that overlap (first and last 8, 4 or 1 bytes) and checks ASCII on those pieces; any
+  // other string goes the general way. Each length and each place of a non-ASCII char
+  // must read back exactly, and the strings around it must stay intact.
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
+  const all = []
+  for (let n = 0; n <= 20; n++) {
+    const s = alphabet.slice(0, n)
+    all.push(s)
+    for (let at = 0; at < n; at++) all.push(s.slice(0, at) + 'é' + s.slice(at + 1))
+    for (let at = 0; at < n; at++) all.push(s.slice(0, at) + '\x7f' + s.slice(at + 1))
+  }
+  for (const s of all) assert.equal(unpack(pack(s)), s, JSON.stringify(s))
+  assert.deepEqual(unpack(pack(all)), all)
+  assert.deepEqual(unpack(pack(all.map((s) => [s]))), all.map((s) => [s]))
+  const m = Object.fromEntries(all.map((s, i) => [`k${i}`, s]))
+  assert.deepEqual(unpack(pack(m)), m)
+})
+
 test('lists of scalars are flat on the tape (T_FLAT) and read back item for item, inline in long lists too', () => {
   // The native writer marks a list whose items are all scalars T_FLAT once it ends; the
   // reader takes such lists in one loop (lib/decode.js readFlat, and inline in the loop

@@ -494,6 +494,68 @@ impl<'a> Decoder<'a> {
             }};
         }
 
+        /// After a list header (`$n` items, read at `$start`): its leading scalars
+        /// (numbers, tiny strings, null, booleans: most lists hold nothing else) are
+        /// walked here, in a tight loop with no frame opened for them; the frame is
+        /// opened for the rest, if any, at the first other item or at an error, so that
+        /// the decoder's state is then exactly that of the general walk.
+        macro_rules! scalars {
+            ($walk:lifetime, $n:expr, $start:expr) => {{
+                let n: u32 = $n;
+                let start: usize = $start;
+                let mut done = 0u32;
+                while done < n {
+                    let at = r.pos;
+                    let Some(&mk) = r.buf.get(at) else { break };
+                    r.pos = at + 1;
+                    let item: Result<(), V::Error> = if mk as i8 >= -16 {
+                        visitor.int(i64::from(mk as i8))
+                    } else {
+                        match kind(mk) {
+                            Kind::Int8 | Kind::Int16 | Kind::Int32 | Kind::Int64 => {
+                                match r.sized_int(at, mk) {
+                                    Ok(i) => visitor.int(i),
+                                    Err(e) => Err(e.into()),
+                                }
+                            }
+                            Kind::Float => match r.float(at) {
+                                Ok(f) => visitor.float(f),
+                                Err(e) => Err(e.into()),
+                            },
+                            Kind::TinyString => match r.string(at, u32::from(mk & 0x0F)) {
+                                Ok(s) => visitor.string(s, false),
+                                Err(e) => Err(e.into()),
+                            },
+                            Kind::Null => visitor.null(),
+                            Kind::False => visitor.bool(false),
+                            Kind::True => visitor.bool(true),
+                            _ => {
+                                r.pos = at;
+                                break;
+                            }
+                        }
+                    };
+                    done += 1;
+                    if let Err(e) = item {
+                        // As the general walk stops inside the list: open,
+                        // with the items after this one still to come.
+                        let parent = slot(&mut slots, &mut self.deep, level);
+                        parent.remaining = rem;
+                        parent.is_map = is_map;
+                        let below = parent.below + rem;
+                        level += 1;
+                        let top = slot(&mut slots, &mut self.deep, level);
+                        top.start = start;
+                        top.below = below;
+                        rem = u64::from(n - done);
+                        is_map = false;
+                        break $walk Err(e);
+                    }
+                }
+                open!($walk, u64::from(n - done), false, start);
+            }};
+        }
+
         let result: Result<(), V::Error> = 'walk: loop {
             let start = r.pos;
             let Some(&marker) = r.buf.get(start) else {
@@ -538,7 +600,7 @@ impl<'a> Decoder<'a> {
                         r.depth_full = level as u64 >= room;
                         let n = tri!('walk, r.container(start, n, 1, "list items"));
                         tri!('walk, visitor.list(n, r.capacity_beside(n, 1, others!())));
-                        open!('walk, u64::from(n), false, start);
+                        scalars!('walk, n, start);
                     }
                     Kind::TinyMap => {
                         r.depth_full = level as u64 >= room;
@@ -564,7 +626,7 @@ impl<'a> Decoder<'a> {
                             Token::List(n) => {
                                 let capacity = r.capacity_beside(n, 1, others!());
                                 tri!('walk, visitor.list(n, capacity));
-                                open!('walk, u64::from(n), false, start);
+                                scalars!('walk, n, start);
                             }
                             Token::Map(n) => {
                                 let capacity = r.capacity_beside(n, 2, others!());

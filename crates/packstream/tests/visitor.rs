@@ -263,6 +263,39 @@ fn a_visitor_error_stops_the_walk_and_decode_errors_convert_into_it() {
     assert!(err.0.contains("ended early at byte 0"), "{err:?}");
 }
 
+#[test]
+fn a_visitor_error_inside_a_short_list_of_scalars_leaves_the_list_open() {
+    // [1, 300, "ab", null, [7]]: the walk reads a tiny list's leading scalars without
+    // opening its frame; a refusal at any of them must leave the list open with the
+    // items after the refused one still to come, as the general walk leaves it, so that
+    // the pull decoder reads on from there.
+    let bytes = [
+        0x95, 0x01, 0xC9, 0x01, 0x2C, 0x82, b'a', b'b', 0xC0, 0x91, 0x07,
+    ];
+    // Items 2 to 5 are the list's scalars (item 1 is the list itself).
+    let ends = [2, 5, 8, 9];
+    for (i, end) in ends.iter().enumerate() {
+        let mut dec = Decoder::new(&bytes);
+        let err = dec.visit_value(&mut FailAt(i + 2, 0)).unwrap_err();
+        assert_eq!(err, Refused(format!("refused item {}", i + 2)));
+        assert_eq!(dec.position(), *end, "stopped right after the refused item");
+        assert_eq!(dec.depth(), 1, "the list stays open");
+        let mut rest = 0;
+        while dec.depth() > 0 {
+            dec.next_token().unwrap();
+            rest += 1;
+        }
+        // The scalars after the refused one, then the inner list and its item.
+        assert_eq!(
+            rest,
+            ends.len() - i - 1 + 2,
+            "items left after item {}",
+            i + 2
+        );
+        assert_eq!(dec.position(), bytes.len());
+    }
+}
+
 impl From<Error> for FailAtError {
     fn from(e: Error) -> Self {
         FailAtError(e.kind())

@@ -321,6 +321,47 @@ proptest! {
     }
 }
 
+/// Short lists whose leading scalars the walk reads without opening a frame, cut at
+/// every byte and with each scalar's bytes corrupted (invalid UTF-8, reserved markers,
+/// truncated sized integers and floats): the calls, errors, offsets, position and open
+/// containers are those of the pull decoder.
+#[test]
+fn short_lists_of_scalars_cut_and_corrupted_walk_as_next_token() {
+    let bytes: Vec<u8> = [
+        &[0x92, 0x9A][..],
+        &[0x01, 0xC8, 0x80, 0xC9, 0x01, 0x2C, 0xCA, 0, 1, 0, 0],
+        &[
+            0xCB, 0, 0, 0, 0, 0, 0, 1, 0, 0xC1, 0x3F, 0xF0, 0, 0, 0, 0, 0, 0,
+        ],
+        &[0x82, b'h', b'i', 0xC0, 0xC2, 0xC3, 0x91, 0x07, 0xF0],
+        &[0x93, 0x01, 0xA1, 0x81, b'k', 0x02, 0x03],
+    ]
+    .concat();
+    let tight = DecodeOptions {
+        limits: DecodeLimits {
+            max_depth: 2,
+            max_total_elements: 12,
+            ..DecodeLimits::default()
+        },
+        ..DecodeOptions::default()
+    };
+    for cut in 0..=bytes.len() {
+        for opts in [DecodeOptions::default(), tight] {
+            for prefix in 0..3 {
+                check(&bytes[..cut], opts, prefix);
+            }
+        }
+    }
+    for at in 2..bytes.len() {
+        for b in [0x80, 0xFF, 0xC7, 0xE0, 0xC9, 0xCB, 0xD0, 0x8F, 0x9F, 0xA2] {
+            let mut bad = bytes.clone();
+            bad[at] = b;
+            check(&bad, DecodeOptions::default(), 0);
+            check(&bad, DecodeOptions::default(), 1);
+        }
+    }
+}
+
 /// A walk far deeper than the walk's stack slots, ending in each kind of error at the
 /// bottom: the error and offset are the pull decoder's, and every container the walk
 /// had opened is still open afterwards, as `next_token` leaves them.
