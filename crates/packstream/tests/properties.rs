@@ -125,14 +125,19 @@ fn large_valid_input_stays_within_the_memory_bound() {
             .collect(),
     );
     let bytes = v.to_bytes().expect("encodes");
-    // The allocator really counts: a known allocation shows up in the peak.
-    let (kept, peak) = peak_during(|| vec![7u8; 100_000]);
+    // The allocator really counts: a known allocation shows up in the peak. `black_box`
+    // keeps the optimiser from removing an allocation whose contents are never read
+    // (regression: in release builds LLVM dropped it and the peak was 0).
+    let (kept, peak) = peak_during(|| std::hint::black_box(vec![7u8; 100_000]));
     assert!(
         peak >= 100_000 && kept.len() == 100_000,
         "counting allocator saw {peak}"
     );
     drop(kept);
-    let (res, peak) = peak_during(|| ValueRef::decode_exact(&bytes).map(|v| v.type_name()));
+    let (res, peak) = peak_during(|| {
+        ValueRef::decode_exact(std::hint::black_box(&bytes))
+            .map(|v| std::hint::black_box(v).type_name())
+    });
     assert_eq!(res, Ok("list"));
     assert!(
         peak <= bound(bytes.len()),
