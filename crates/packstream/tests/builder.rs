@@ -3,6 +3,9 @@
 //! tests hold them to the pull decoder, which reads every token through the bare
 //! tokenizer: same values, same bytes used, and the same error kind and offset for cut,
 //! corrupted and over-limit input.
+//!
+//! Under Miri run them with `MIRIFLAGS=-Zmiri-disable-isolation`: proptest asks for the
+//! working directory (for its failure-persistence file), which isolation refuses.
 
 use packstream::{DecodeLimits, DecodeOptions, Decoder, Error, ErrorKind, Value, ValueRef};
 use proptest::prelude::*;
