@@ -368,12 +368,13 @@ function readValue () {
 }
 
 /**
- * An array of `n` items to fill in: from an array literal for up to 8 items, else
- * `new Array(n)`. V8 tracks where literals are allocated, and once most of what one
- * allocates outlives young-generation collections (the rows and lists a result keeps),
- * allocates it straight in the old generation (allocation-site pretenuring), so that
- * scavenges no longer copy it twice; `new Array(n)` is never pretenured. The array is
- * the same to JS either way once every item is set.
+ * An array of `n` (1 to 8) items to fill in, from an array literal. V8 tracks where
+ * literals are allocated, and once most of what one allocates outlives young-generation
+ * collections (the rows and lists a result keeps), allocates it straight in the old
+ * generation (allocation-site pretenuring), so that scavenges no longer copy it twice;
+ * `new Array(n)` is never pretenured. The array is the same to JS either way once every
+ * item is set. Longer lists keep `new Array(n)` at the call sites (through here they
+ * cost 1.6 % more instructions on lists 1000×100).
  */
 function newArray (n) {
   const u = undefined
@@ -386,7 +387,7 @@ function newArray (n) {
     case 6: return [u, u, u, u, u, u]
     case 7: return [u, u, u, u, u, u, u]
     case 8: return [u, u, u, u, u, u, u, u]
-    default: return new Array(n)
+    default: return new Array(n) // (not called so)
   }
 }
 
@@ -415,7 +416,7 @@ function readList (w) {
     nest--
     return a
   }
-  const a = newArray(n)
+  const a = n <= 8 ? newArray(n) : new Array(n)
   // The common scalars inline, with the cursors in locals; anything else through the
   // general path, with the cursors handed back and forth.
   const w0 = W
@@ -463,7 +464,7 @@ function readList (w) {
             continue
           }
         }
-        const b = newArray(m)
+        const b = m <= 8 ? newArray(m) : new Array(m)
         for (let j = 0; j < m; j++) {
           const y = w0[q]
           const t = y & 15
@@ -526,7 +527,7 @@ function readFlat (w) {
     if (n === 3) return [readItem(), readItem(), readItem()]
     return []
   }
-  const a = newArray(n)
+  const a = n <= 8 ? newArray(n) : new Array(n)
   const w0 = W
   const f0 = F
   const l0 = L
