@@ -293,14 +293,14 @@ async function driverRead (withDropIn, uri = URI, measureKept = false) {
  * The PULL size of the driver's own reads: its default `fetchSize` (neo4j-driver's
  * config, 1000 in 5.x and 6.x), read from a driver instance's resolved config.
  */
-function driverFetchSize () {
+async function driverFetchSize () {
   const driver = neo4j.driver(URI, neo4j.auth.basic(USER, PASSWORD))
   try {
     const n = driver._config && driver._config.fetchSize
     if (!Number.isInteger(n) || n <= 0) throw new Error(`neo4j-driver ${driverVersion}: no fetchSize in its config`)
     return n
   } finally {
-    driver.close()
+    await driver.close()
   }
 }
 
@@ -437,7 +437,7 @@ const median = (xs) => {
 async function main () {
   process.stderr.write(`e2e: writing ${ROWS.toLocaleString('en')} rows to Neo4j on port ${PORT}\n`)
   await setup()
-  const fetchSize = driverFetchSize()
+  const fetchSize = await driverFetchSize()
   const modes = [
     [`raw floor, PULL n=${fetchSize} as the driver (bare socket, boltcodec decode)`, () => rawRead(fetchSize)],
     ['raw floor, one PULL n=-1 (bare socket, boltcodec decode)', () => rawRead(-1)],
