@@ -19,7 +19,8 @@ demo: python-env
 	scripts/with-neo4j.sh 5.26 17474 -- .venv/bin/python scripts/demo.py
 
 # The same read with the official JavaScript driver on a real Neo4j 5.26: neo4j-driver
-# alone vs with boltcodec's drop-in vs the raw floor (bare socket), alternating rounds;
+# alone vs with boltcodec's drop-in vs the raw floors (bare socket: pulling 1000 rows at a
+# time as the driver does, and in one PULL), alternating rounds;
 # wall clock and client CPU side by side; then the client's side alone, the read's
 # recorded responses replayed without the database (benches/node/e2e.js --replay).
 demo-node:

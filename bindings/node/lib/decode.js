@@ -368,6 +368,30 @@ function readValue () {
 }
 
 /**
+ * An array of `n` (1 to 8) items to fill in, from an array literal. V8 tracks where
+ * literals are allocated, and once most of what one allocates outlives young-generation
+ * collections (the rows and lists a result keeps), allocates it straight in the old
+ * generation (allocation-site pretenuring), so that scavenges no longer copy it twice;
+ * `new Array(n)` is never pretenured. The array is the same to JS either way once every
+ * item is set. Longer lists keep `new Array(n)` at the call sites (through here they
+ * cost 1.6 % more instructions on lists 1000×100).
+ */
+function newArray (n) {
+  const u = undefined
+  switch (n) {
+    case 1: return [u]
+    case 2: return [u, u]
+    case 3: return [u, u, u]
+    case 4: return [u, u, u, u]
+    case 5: return [u, u, u, u, u]
+    case 6: return [u, u, u, u, u, u]
+    case 7: return [u, u, u, u, u, u, u]
+    case 8: return [u, u, u, u, u, u, u, u]
+    default: return new Array(n) // (not called so)
+  }
+}
+
+/**
  * A list (its word `w` just read). Lists of at least 4 items read the common scalars
  * with the tape cursors in locals (module variables cost a memory access each), and
  * hand the cursors back to the module variables around any other item: 7–11 % off the
@@ -392,7 +416,7 @@ function readList (w) {
     nest--
     return a
   }
-  const a = new Array(n)
+  const a = n <= 8 ? newArray(n) : new Array(n)
   // The common scalars inline, with the cursors in locals; anything else through the
   // general path, with the cursors handed back and forth.
   const w0 = W
@@ -440,7 +464,7 @@ function readList (w) {
             continue
           }
         }
-        const b = new Array(m)
+        const b = m <= 8 ? newArray(m) : new Array(m)
         for (let j = 0; j < m; j++) {
           const y = w0[q]
           const t = y & 15
@@ -503,7 +527,7 @@ function readFlat (w) {
     if (n === 3) return [readItem(), readItem(), readItem()]
     return []
   }
-  const a = new Array(n)
+  const a = n <= 8 ? newArray(n) : new Array(n)
   const w0 = W
   const f0 = F
   const l0 = L

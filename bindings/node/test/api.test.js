@@ -81,6 +81,84 @@ test('maps: the key __proto__ is an own property; later duplicates win', () => {
   assert.deepEqual(unpack(hex('a3 81 61 01 81 62 02 81 61 03')), { a: 3, b: 2 })
 })
 
+/** PackStream bytes of a string (tiny or 8-bit length). */
+function str8 (s) {
+  const b = Buffer.from(s, 'utf8')
+  return b.length < 16 ? Buffer.concat([Buffer.from([0x80 | b.length]), b]) : Buffer.concat([Buffer.from([0xd0, b.length]), b])
+}
+
+/** The object a map's entries make when set one at a time (the driver's way, `__proto__` as an own property). */
+function mapByStores (entries) {
+  const o = {}
+  for (const [k, v] of entries) {
+    if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true })
+    else o[k] = v
+  }
+  return o
+}
+
+/** Asserts that `a` and `b` are the same plain object or array: prototype, own keys in order, descriptors, values. */
+function sameShape (a, b, where) {
+  assert.equal(Array.isArray(a), Array.isArray(b), where)
+  assert.equal(Object.getPrototypeOf(a), Object.getPrototypeOf(b), where)
+  assert.deepEqual(Reflect.ownKeys(a), Reflect.ownKeys(b), where)
+  for (const k of Reflect.ownKeys(b)) {
+    const da = Object.getOwnPropertyDescriptor(a, k)
+    const db = Object.getOwnPropertyDescriptor(b, k)
+    assert.deepEqual([da.writable, da.enumerable, da.configurable], [db.writable, db.enumerable, db.configurable], `${where}: ${String(k)}`)
+    if (db.value !== null && typeof db.value === 'object') sameShape(da.value, db.value, `${where}.${String(k)}`)
+    else assert.equal(da.value, db.value, `${where}: ${String(k)}`)
+  }
+  assert.ok(Object.isExtensible(a), where)
+}
+
+test('maps and lists of every size from 0 to 12 (array and object literals up to 8, the general path above) are the objects built one entry at a time', () => {
+  const r = rng(15)
+  const keyPool = ['a', 'b', 'id', '__proto__', '0', '10', '4294967295', 'größe', 'k'.repeat(20), 'constructor', 'toString', 'length']
+  for (let round = 0; round < 40; round++) {
+    for (let n = 0; n <= 12; n++) {
+      // A map of n entries (keys may repeat), values: small ints, strings, nested lists and maps.
+      const entries = []
+      const parts = [Buffer.from(n < 16 ? [0xa0 | n] : [0xd8, n])]
+      for (let i = 0; i < n; i++) {
+        const k = keyPool[Math.floor(r() * keyPool.length)]
+        const kind = Math.floor(r() * 4)
+        let v
+        let vb
+        if (kind === 0) {
+          v = Math.floor(r() * 100)
+          vb = Buffer.from([v])
+        } else if (kind === 1) {
+          v = 'v'.repeat(Math.floor(r() * 20))
+          vb = str8(v)
+        } else if (kind === 2) {
+          const m = Math.floor(r() * 11) // a list of strings: read flat, in place or not
+          v = Array.from({ length: m }, (_, j) => `s${j}`.repeat(1 + (j % 8)))
+          vb = Buffer.concat([Buffer.from([0x90 | m]), ...v.map(str8)])
+        } else {
+          v = mapByStores([['x', 1], [k, 2]])
+          vb = Buffer.concat([Buffer.from([0xa2]), str8('x'), Buffer.from([1]), str8(k), Buffer.from([2])])
+        }
+        entries.push([k, v])
+        parts.push(str8(k), vb)
+      }
+      const mapBytes = Buffer.concat(parts)
+      const expected = mapByStores(entries)
+      sameShape(unpack(mapBytes), expected, `map of ${n}`)
+      // The same map inside a list of n + 4 items (the long-list path), mixed with
+      // short string lists (read flat in place), and as a record's row.
+      const list = [expected, ...Array.from({ length: n + 3 }, (_, j) => Array.from({ length: j % 10 }, (_, i) => `t${i}`))]
+      const listBytes = Buffer.concat([
+        Buffer.from(list.length < 16 ? [0x90 | list.length] : [0xd4, list.length]), mapBytes,
+        ...list.slice(1).map((l) => Buffer.concat([Buffer.from([0x90 | l.length]), ...l.map(str8)]))
+      ])
+      sameShape(unpack(listBytes), list, `list of ${list.length}`)
+      const rows = decodeRecords(frame(Buffer.concat([Buffer.from([0xb1, 0x71]), listBytes])))
+      sameShape(rows[0], list, `record of ${list.length}`)
+    }
+  }
+})
+
 test('map keys are interned across calls, and a failed message does not leave stale ids', () => {
   const keys = Array.from({ length: 20 }, (_, i) => `key${i}`)
   const obj = Object.fromEntries(keys.map((k, i) => [k, BigInt(i)]))
