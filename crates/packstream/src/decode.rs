@@ -1,4 +1,5 @@
-//! Decoding: a pull API of [`Token`]s and iterative builders of [`ValueRef`] and [`Value`].
+//! Decoding: a pull API of [`Token`]s and iterative builders of [`ValueRef`] and
+//! [`Value`](crate::Value).
 //!
 //! All decoding reads from a `&'a [u8]` and borrows strings and byte arrays from it. Nothing
 //! here recurses: nesting is tracked with an explicit stack, so hostile nesting gives a
