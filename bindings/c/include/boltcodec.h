@@ -131,8 +131,9 @@ typedef enum bc_status {
      */
     BC_ERR_NULL_POINTER = 1,
     /**
-     * An argument is out of its range: an unknown enum value or flag bit, an unknown
-     * Bolt version, a chunk size of 0, a length above `PTRDIFF_MAX`, …
+     * An argument is out of its range: an unknown enum value or flag bit, a chunk size
+     * of 0, a length above `PTRDIFF_MAX`, … (an unknown Bolt version is
+     * `BC_ERR_UNKNOWN_VERSION`).
      */
     BC_ERR_INVALID_ARGUMENT = 2,
     /**
@@ -257,9 +258,10 @@ typedef enum bc_status {
      */
     BC_ERR_NO_VERSIONS = 30,
     /**
-     * Handshake and connection settings: a version in the list that the library has no
-     * rules for (5.5, 7.0, …; see `bc_version_is_known`). Named `"unknown_version"`, the
-     * core's error kind.
+     * A Bolt version the library has no rules for (5.5, 7.0, …; see
+     * `bc_version_is_known`): in the version list of the handshake and connection
+     * settings, or the single version given to the structure views, `bc_value_format`
+     * and the Arrow functions. Named `"unknown_version"`, the core's error kind.
      */
     BC_ERR_UNKNOWN_VERSION = 31,
 } bc_status;
@@ -1540,8 +1542,8 @@ enum bc_status bc_value_copy_string(const struct bc_value *v,
  * with `buf` NULL and `cap` 0 to learn it.
  *
  * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`v` NULL, or `buf` NULL with `cap > 0`);
- * `BC_ERR_INVALID_ARGUMENT` (an unknown version); `BC_ERR_BUFFER_TOO_SMALL` (`buf` is not
- * written).
+ * `BC_ERR_UNKNOWN_VERSION` (a version `bc_version_is_known` denies);
+ * `BC_ERR_BUFFER_TOO_SMALL` (`buf` is not written).
  *
  * # Safety
  * `v` as `bc_value_as_bool`; `version` is NULL or readable; `buf` is NULL or writable
@@ -2234,8 +2236,8 @@ enum bc_status bc_version_is_known(struct bc_version version, bool *out);
  * The Bolt kind of a structure value in `version` into `*out` (`BC_STRUCT_BROKEN` when
  * it is not a valid value structure there).
  *
- * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (unknown version);
- * `BC_ERR_WRONG_TYPE` (not a structure).
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION` (a version
+ * `bc_version_is_known` denies); `BC_ERR_WRONG_TYPE` (not a structure).
  *
  * # Safety
  * `v` is NULL or a value handed out by this library and still valid; `out` is NULL or
@@ -2250,7 +2252,7 @@ enum bc_status bc_value_struct_kind(const struct bc_value *v,
  * example `"expected 4 fields, found 2"`). `*needed` (if not NULL) receives the size
  * needed including the NUL, whatever the outcome.
  *
- * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT`;
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION`;
  * `BC_ERR_WRONG_TYPE` (not a structure, or a valid one: nothing is broken);
  * `BC_ERR_BUFFER_TOO_SMALL`.
  *
@@ -2267,10 +2269,10 @@ enum bc_status bc_value_broken_reason(const struct bc_value *v,
 /**
  * Reads a Node structure for `version` into `*out`.
  *
- * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (unknown version);
- * `BC_ERR_WRONG_TYPE` (not a structure, or another kind); `BC_ERR_BROKEN_STRUCT` (tag
- * `0x4E` but malformed for the version). `*out` is written only on `BC_OK`; it is valid
- * as long as `v`.
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION` (a version
+ * `bc_version_is_known` denies); `BC_ERR_WRONG_TYPE` (not a structure, or another
+ * kind); `BC_ERR_BROKEN_STRUCT` (tag `0x4E` but malformed for the version). `*out` is
+ * written only on `BC_OK`; it is valid as long as `v`.
  *
  * # Safety
  * `v` is NULL or a value handed out by this library and still valid; `out` is NULL or
@@ -2732,7 +2734,7 @@ enum bc_status bc_connection_last_error(const struct bc_connection *c, struct bc
  * `BC_ERR_UNEXPECTED_END` at offset `len`.
  *
  * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`bytes` with `len > 0`, `fields` with
- * `nfields > 0`, a field name, or `out`); `BC_ERR_INVALID_ARGUMENT` (unknown version);
+ * `nfields > 0`, a field name, or `out`); `BC_ERR_UNKNOWN_VERSION` (unknown version);
  * `BC_ERR_INVALID_UTF8` (a field name); the decoding statuses of `bc_arrow_error`.
  *
  * # Safety
@@ -2753,7 +2755,7 @@ enum bc_status bc_arrow_decode(const uint8_t *bytes,
  * NUL-terminated UTF-8 names, the RUN SUCCESS's `fields`) received over `version`;
  * `*out` receives it. The caller frees it with `bc_arrow_stream_free`.
  *
- * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (unknown
+ * Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION` (unknown
  * version); `BC_ERR_INVALID_UTF8` (a field name).
  *
  * # Safety

@@ -234,7 +234,7 @@ thread_local! {
 /// `BC_ERR_UNEXPECTED_END` at offset `len`.
 ///
 /// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`bytes` with `len > 0`, `fields` with
-/// `nfields > 0`, a field name, or `out`); `BC_ERR_INVALID_ARGUMENT` (unknown version);
+/// `nfields > 0`, a field name, or `out`); `BC_ERR_UNKNOWN_VERSION` (unknown version);
 /// `BC_ERR_INVALID_UTF8` (a field name); the decoding statuses of `bc_arrow_error`.
 ///
 /// # Safety
@@ -314,7 +314,7 @@ pub struct bc_arrow_stream {
 /// NUL-terminated UTF-8 names, the RUN SUCCESS's `fields`) received over `version`;
 /// `*out` receives it. The caller frees it with `bc_arrow_stream_free`.
 ///
-/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (unknown
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION` (unknown
 /// version); `BC_ERR_INVALID_UTF8` (a field name).
 ///
 /// # Safety

@@ -5,7 +5,7 @@ use bolt::handshake::{ClientHandshake, HandshakeOptions, ServerHandshake, Step};
 use bolt::BoltVersion;
 
 use crate::ffi::{self, Handle, Out};
-use crate::status::{bc_error, bc_status, ErrorState, Res};
+use crate::status::{bc_error, bc_status, ErrorState, Failure, Res};
 
 /// A Bolt protocol version as negotiated: number, the 4.3/4.4 `"utc"` patch flag and
 /// the manifest capability bits. Initialise with `{major, minor}` (the rest 0).
@@ -33,13 +33,18 @@ impl bc_version {
             .with_capabilities(self.capabilities)
     }
 
-    /// The core version; fails for versions the library does not know (5.5, 7.0, …).
+    /// The core version; fails with `BC_ERR_UNKNOWN_VERSION` (the status the version
+    /// lists of the handshake and connection give) for versions the library does not know
+    /// (5.5, 7.0, …).
     pub(crate) fn to_bolt(self) -> Res<BoltVersion> {
         let v = self.to_core();
         if v.is_known() {
             Ok(v)
         } else {
-            Err(ffi::invalid(format!("unknown Bolt version {v}")))
+            Err(Failure::new(
+                bc_status::BC_ERR_UNKNOWN_VERSION,
+                format!("unknown Bolt version {v}"),
+            ))
         }
     }
 }

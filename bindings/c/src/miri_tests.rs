@@ -705,7 +705,7 @@ fn copy_string_and_format() {
         assert_eq!(c_text(big.as_ptr()), want);
         st!(
             bc_value_format(v, &ver(5, 5), big.as_mut_ptr(), big.len(), null_mut()),
-            BC_ERR_INVALID_ARGUMENT
+            BC_ERR_UNKNOWN_VERSION
         );
         // A structure not valid in the version shows as broken there.
         let input = hx("B1 44 01 02");
@@ -2278,7 +2278,7 @@ fn node_and_relationship_views() {
         );
         st!(
             bc_value_as_node(v, ver(7, 0), other.as_mut_ptr()),
-            BC_ERR_INVALID_ARGUMENT
+            BC_ERR_UNKNOWN_VERSION
         );
         let mut k = 0u8;
         st!(
@@ -2376,7 +2376,7 @@ fn path_view_and_segments() {
         );
         st!(
             bc_path_get_segment(v, ver(5, 5), 0, seg.as_mut_ptr()),
-            BC_ERR_INVALID_ARGUMENT
+            BC_ERR_UNKNOWN_VERSION
         );
         assert_eq!(
             (

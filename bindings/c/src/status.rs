@@ -21,8 +21,9 @@ pub enum bc_status {
     /// A required pointer argument was NULL (or a data pointer was NULL with a length
     /// above 0).
     BC_ERR_NULL_POINTER = 1,
-    /// An argument is out of its range: an unknown enum value or flag bit, an unknown
-    /// Bolt version, a chunk size of 0, a length above `PTRDIFF_MAX`, …
+    /// An argument is out of its range: an unknown enum value or flag bit, a chunk size
+    /// of 0, a length above `PTRDIFF_MAX`, … (an unknown Bolt version is
+    /// `BC_ERR_UNKNOWN_VERSION`).
     BC_ERR_INVALID_ARGUMENT = 2,
     /// A value accessor was called on a value of another type (or a typed view on a
     /// structure of another kind).
@@ -89,9 +90,10 @@ pub enum bc_status {
     /// non-NULL pointer with a length of 0; NULL stands for the defaults). Named
     /// `"no_versions"`, the core's error kind.
     BC_ERR_NO_VERSIONS = 30,
-    /// Handshake and connection settings: a version in the list that the library has no
-    /// rules for (5.5, 7.0, …; see `bc_version_is_known`). Named `"unknown_version"`, the
-    /// core's error kind.
+    /// A Bolt version the library has no rules for (5.5, 7.0, …; see
+    /// `bc_version_is_known`): in the version list of the handshake and connection
+    /// settings, or the single version given to the structure views, `bc_value_format`
+    /// and the Arrow functions. Named `"unknown_version"`, the core's error kind.
     BC_ERR_UNKNOWN_VERSION = 31,
 }
 

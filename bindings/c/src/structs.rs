@@ -353,8 +353,8 @@ fn field(fields: &[bc_value], i: usize) -> *const bc_value {
 /// The Bolt kind of a structure value in `version` into `*out` (`BC_STRUCT_BROKEN` when
 /// it is not a valid value structure there).
 ///
-/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (unknown version);
-/// `BC_ERR_WRONG_TYPE` (not a structure).
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION` (a version
+/// `bc_version_is_known` denies); `BC_ERR_WRONG_TYPE` (not a structure).
 ///
 /// # Safety
 /// `v` is NULL or a value handed out by this library and still valid; `out` is NULL or
@@ -384,7 +384,7 @@ pub unsafe extern "C" fn bc_value_struct_kind(
 /// example `"expected 4 fields, found 2"`). `*needed` (if not NULL) receives the size
 /// needed including the NUL, whatever the outcome.
 ///
-/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT`;
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION`;
 /// `BC_ERR_WRONG_TYPE` (not a structure, or a valid one: nothing is broken);
 /// `BC_ERR_BUFFER_TOO_SMALL`.
 ///
@@ -424,10 +424,10 @@ pub unsafe extern "C" fn bc_value_broken_reason(
 
 /// Reads a Node structure for `version` into `*out`.
 ///
-/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_INVALID_ARGUMENT` (unknown version);
-/// `BC_ERR_WRONG_TYPE` (not a structure, or another kind); `BC_ERR_BROKEN_STRUCT` (tag
-/// `0x4E` but malformed for the version). `*out` is written only on `BC_OK`; it is valid
-/// as long as `v`.
+/// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER`; `BC_ERR_UNKNOWN_VERSION` (a version
+/// `bc_version_is_known` denies); `BC_ERR_WRONG_TYPE` (not a structure, or another
+/// kind); `BC_ERR_BROKEN_STRUCT` (tag `0x4E` but malformed for the version). `*out` is
+/// written only on `BC_OK`; it is valid as long as `v`.
 ///
 /// # Safety
 /// `v` is NULL or a value handed out by this library and still valid; `out` is NULL or

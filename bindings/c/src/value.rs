@@ -1114,8 +1114,8 @@ pub unsafe extern "C" fn bc_value_copy_string(
 /// with `buf` NULL and `cap` 0 to learn it.
 ///
 /// Statuses: `BC_OK`; `BC_ERR_NULL_POINTER` (`v` NULL, or `buf` NULL with `cap > 0`);
-/// `BC_ERR_INVALID_ARGUMENT` (an unknown version); `BC_ERR_BUFFER_TOO_SMALL` (`buf` is not
-/// written).
+/// `BC_ERR_UNKNOWN_VERSION` (a version `bc_version_is_known` denies);
+/// `BC_ERR_BUFFER_TOO_SMALL` (`buf` is not written).
 ///
 /// # Safety
 /// `v` as `bc_value_as_bool`; `version` is NULL or readable; `buf` is NULL or writable

@@ -321,7 +321,7 @@ static void test_copy_string_and_format(void) {
     CHECK_OK(bc_value_format(v, &V58, big, sizeof big, &needed));
     if (strcmp(big, want) != 0) FAILF("format: %s", big);
     bc_version bad = {5, 5, 0, {0}, 0};
-    CHECK_ST(bc_value_format(v, &bad, big, sizeof big, NULL), BC_ERR_INVALID_ARGUMENT);
+    CHECK_ST(bc_value_format(v, &bad, big, sizeof big, NULL), BC_ERR_UNKNOWN_VERSION);
     bc_decoder_free(d);
 }
 
@@ -1237,7 +1237,7 @@ static void test_views_graph(void) {
     CHECK_ST(bc_value_as_relationship(v, V58, &rel), BC_ERR_WRONG_TYPE);
     CHECK_ST(bc_value_as_node(node.labels, V58, &node), BC_ERR_WRONG_TYPE);
     bc_version v70 = {7, 0, 0, {0}, 0};
-    CHECK_ST(bc_value_as_node(v, v70, &node), BC_ERR_INVALID_ARGUMENT);
+    CHECK_ST(bc_value_as_node(v, v70, &node), BC_ERR_UNKNOWN_VERSION);
     CHECK_ST(bc_value_struct_kind(node.labels, V58, &kind), BC_ERR_WRONG_TYPE);
 
     /* Relationship 5.x */
@@ -1475,6 +1475,69 @@ static void test_views_vector_unsupported(void) {
 }
 
 /* Every value type survives decode -> write_value -> decode. */
+/* Regression: the functions that take one version (the structure views,
+ * bc_value_format) returned BC_ERR_INVALID_ARGUMENT for a version the library does not
+ * know, where the version lists of the handshake and connection give
+ * BC_ERR_UNKNOWN_VERSION. The version is checked first: a structure of any kind, even
+ * one of another kind than the view's, gives the same status, and nothing is written. */
+static void test_single_version_functions_gave_invalid_argument_for_an_unknown_version(void) {
+    bc_decoder *d = dec_new(0);
+    bc_encoder *e = enc_new(0);
+    /* Node 5.x: (id, labels, properties, element_id) */
+    CHECK_OK(bc_encoder_write_struct_header(e, 0x4E, 4));
+    CHECK_OK(bc_encoder_write_int(e, 42));
+    CHECK_OK(bc_encoder_write_list_header(e, 0));
+    CHECK_OK(bc_encoder_write_map_header(e, 0));
+    w_str(e, "4:db:42");
+    const bc_value *v = decode_enc(d, e);
+    const bc_version unknown[] = {{5, 5, 0, {0}, 0}, {7, 0, 0, {0}, 0}, {9, 9, 0, {0}, 0}};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        const bc_version u = unknown[i];
+        bool known = true;
+        CHECK_OK(bc_version_is_known(u, &known));
+        CHECK(!known);
+        bc_struct_kind kind = 0xEE;
+        CHECK_ST(bc_value_struct_kind(v, u, &kind), BC_ERR_UNKNOWN_VERSION);
+        char why[64];
+        size_t needed = 0;
+        CHECK_ST(bc_value_broken_reason(v, u, why, sizeof why, &needed), BC_ERR_UNKNOWN_VERSION);
+        bc_node node;
+        CHECK_ST(bc_value_as_node(v, u, &node), BC_ERR_UNKNOWN_VERSION);
+        bc_relationship rel;
+        CHECK_ST(bc_value_as_relationship(v, u, &rel), BC_ERR_UNKNOWN_VERSION);
+        bc_unbound_relationship urel;
+        CHECK_ST(bc_value_as_unbound_relationship(v, u, &urel), BC_ERR_UNKNOWN_VERSION);
+        bc_path path;
+        CHECK_ST(bc_value_as_path(v, u, &path), BC_ERR_UNKNOWN_VERSION);
+        bc_path_segment seg;
+        CHECK_ST(bc_path_get_segment(v, u, 0, &seg), BC_ERR_UNKNOWN_VERSION);
+        bc_temporal t;
+        CHECK_ST(bc_value_as_temporal(v, u, &t), BC_ERR_UNKNOWN_VERSION);
+        bc_point p;
+        CHECK_ST(bc_value_as_point(v, u, &p), BC_ERR_UNKNOWN_VERSION);
+        bc_vector vec;
+        CHECK_ST(bc_value_as_vector(v, u, &vec), BC_ERR_UNKNOWN_VERSION);
+        bc_unsupported uns;
+        CHECK_ST(bc_value_as_unsupported(v, u, &uns), BC_ERR_UNKNOWN_VERSION);
+        char text[64];
+        memset(text, 'x', sizeof text);
+        CHECK_ST(bc_value_format(v, &u, text, sizeof text, NULL), BC_ERR_UNKNOWN_VERSION);
+        CHECK(text[0] == 'x'); /* not written */
+        CHECK(kind == 0xEE);    /* not written */
+    }
+    /* The same calls with a known version. */
+    bc_struct_kind kind = 0;
+    CHECK_OK(bc_value_struct_kind(v, V58, &kind));
+    CHECK(kind == BC_STRUCT_NODE);
+    bc_node node;
+    CHECK_OK(bc_value_as_node(v, V58, &node));
+    CHECK(node.id == 42);
+    char text[64];
+    CHECK_OK(bc_value_format(v, &V58, text, sizeof text, NULL));
+    bc_encoder_free(e);
+    bc_decoder_free(d);
+}
+
 static void test_write_value_roundtrip(void) {
     bc_decoder *d = dec_new(BC_OPT_UUID);
     bc_encoder *e = enc_new(BC_OPT_UUID);
@@ -1547,6 +1610,7 @@ int main(void) {
     RUN(test_views_graph);
     RUN(test_views_temporal_spatial);
     RUN(test_views_vector_unsupported);
+    RUN(test_single_version_functions_gave_invalid_argument_for_an_unknown_version);
     RUN(test_write_value_roundtrip);
     return h_finish();
 }

@@ -236,6 +236,32 @@ static void test_decode_errors_carry_offsets(void) {
     CHECK(err.offset == (int64_t)sizeof truncated);
 }
 
+/* Regression: an unknown version gave BC_ERR_INVALID_ARGUMENT here, where the version
+ * lists of the handshake and connection give BC_ERR_UNKNOWN_VERSION. Nothing is made. */
+static void test_an_unknown_version_gave_invalid_argument_not_unknown_version(void) {
+    static const uint8_t done[] = {0x00, 0x03, 0xB1, 0x70, 0xA0, 0x00, 0x00};
+    const bc_version unknown[] = {{5, 5, 0, {0}, 0}, {7, 0, 0, {0}, 0}, {9, 9, 0, {0}, 0}};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        struct ArrowArrayStream st;
+        st.release = NULL;
+        bc_arrow_error err;
+        CHECK_ST(bc_arrow_decode(done, sizeof done, NAMES, 3, unknown[i], &st, &err),
+                 BC_ERR_UNKNOWN_VERSION);
+        CHECK(st.release == NULL);
+        bc_arrow_stream *s = NULL;
+        CHECK_ST(bc_arrow_stream_new(NAMES, 3, unknown[i], &s), BC_ERR_UNKNOWN_VERSION);
+        CHECK(s == NULL);
+    }
+    /* A known version is accepted by both. */
+    struct ArrowArrayStream st;
+    bc_arrow_error err;
+    CHECK_OK(bc_arrow_decode(done, sizeof done, NAMES, 3, V58, &st, &err));
+    st.release(&st);
+    bc_arrow_stream *s = NULL;
+    CHECK_OK(bc_arrow_stream_new(NAMES, 3, V58, &s));
+    bc_arrow_stream_free(s);
+}
+
 static void test_null_pointers_and_bad_arguments(void) {
     struct ArrowArrayStream st;
     bc_arrow_error err;
@@ -248,7 +274,7 @@ static void test_null_pointers_and_bad_arguments(void) {
              BC_ERR_NULL_POINTER);
     CHECK_ST(bc_arrow_decode(done, sizeof done, NAMES, 3, V58, NULL, &err), BC_ERR_NULL_POINTER);
     CHECK_ST(bc_arrow_decode(done, sizeof done, NAMES, 3, v55, &st, &err),
-             BC_ERR_INVALID_ARGUMENT);
+             BC_ERR_UNKNOWN_VERSION);
     const char *bad_utf8[] = {"\xff"};
     CHECK_ST(bc_arrow_decode(done, sizeof done, bad_utf8, 1, V58, &st, &err),
              BC_ERR_INVALID_UTF8);
@@ -257,7 +283,7 @@ static void test_null_pointers_and_bad_arguments(void) {
     size_t rows = 0;
     bool flag = false;
     CHECK_ST(bc_arrow_stream_new(NAMES, 3, V58, NULL), BC_ERR_NULL_POINTER);
-    CHECK_ST(bc_arrow_stream_new(NAMES, 3, v55, &s), BC_ERR_INVALID_ARGUMENT);
+    CHECK_ST(bc_arrow_stream_new(NAMES, 3, v55, &s), BC_ERR_UNKNOWN_VERSION);
     CHECK_ST(bc_arrow_stream_feed(NULL, done, sizeof done, &rows), BC_ERR_NULL_POINTER);
     CHECK_ST(bc_arrow_stream_finish(NULL, &st), BC_ERR_NULL_POINTER);
     CHECK_ST(bc_arrow_stream_is_done(NULL, &flag), BC_ERR_NULL_POINTER);
@@ -356,6 +382,7 @@ int main(void) {
     RUN(test_empty_result_has_null_columns_and_no_batch);
     RUN(test_decode_errors_carry_offsets);
     RUN(test_null_pointers_and_bad_arguments);
+    RUN(test_an_unknown_version_gave_invalid_argument_not_unknown_version);
     RUN(test_stream_batch_by_batch_with_has_more);
     return h_finish();
 }

@@ -190,6 +190,28 @@ impl NativeCodec {
         }
     }
 
+    /// One decoding call: starts the tape, runs `decode` (which returns the framing error,
+    /// if any), records the status and the framing error, and copies the tape into `out`
+    /// (see [`NativeCodec::write_out`]). With `keys_only_if_read`, a call that fails with
+    /// a framing error (the JS side then throws and reads none of its messages) interns
+    /// none of its keys.
+    #[inline(always)]
+    fn call(
+        &mut self,
+        out: &mut [u8],
+        keys_only_if_read: bool,
+        decode: impl FnOnce(&mut Self) -> Option<ErrorInfo>,
+    ) -> i64 {
+        self.tape.start(&self.keys);
+        let keys_before = self.keys.len();
+        self.stream_error = decode(self);
+        self.status = i32::from(self.stream_error.is_some());
+        if keys_only_if_read && self.stream_error.is_some() {
+            self.keys.truncate(keys_before);
+        }
+        self.write_out(out)
+    }
+
     /// Copies the tape into `out`; once it is there, gives back the tape's memory if the
     /// call was large (see [`KEEP_BYTES`]).
     fn write_out(&mut self, out: &mut [u8]) -> i64 {
@@ -235,10 +257,10 @@ pub fn codec_decode_value(
     exact: bool,
 ) -> i64 {
     let c: &mut NativeCodec = codec;
-    c.tape.start(&c.keys);
-    c.status = 0;
-    c.tape.whole(&input, c.opts, &mut c.keys, exact);
-    c.write_out(&mut out)
+    c.call(&mut out, false, |c| {
+        c.tape.whole(&input, c.opts, &mut c.keys, exact);
+        None
+    })
 }
 
 /// Decodes `input`, a buffer of complete framed Bolt messages (chunks and end markers).
@@ -254,15 +276,10 @@ pub fn codec_decode_frames(
     records: bool,
 ) -> i64 {
     let c: &mut NativeCodec = codec;
-    c.tape.start(&c.keys);
-    let keys_before = c.keys.len();
     let shape = if records { Shape::Record } else { Shape::Any };
-    c.stream_error = frames_into(&input, c.opts, c.limits, shape, &mut c.keys, &mut c.tape);
-    c.status = i32::from(c.stream_error.is_some());
-    if c.stream_error.is_some() {
-        c.keys.truncate(keys_before);
-    }
-    c.write_out(&mut out)
+    c.call(&mut out, true, |c| {
+        frames_into(&input, c.opts, c.limits, shape, &mut c.keys, &mut c.tape)
+    })
 }
 
 /// Feeds the next bytes of a Bolt stream and decodes every message they complete.
@@ -277,27 +294,28 @@ pub fn codec_push(
     records: bool,
 ) -> i64 {
     let c: &mut NativeCodec = codec;
-    c.tape.start(&c.keys);
     let shape = if records {
         Shape::RecordOrAny
     } else {
         Shape::Any
     };
-    c.stream_error = stream_into(
-        &mut c.stream,
-        &input,
-        c.opts,
-        shape,
-        &mut c.keys,
-        &mut c.tape,
-    );
-    c.status = i32::from(c.stream_error.is_some());
-    // A message assembled across reads grows the stream's buffers to its size: give
-    // that back once it has been decoded.
-    if c.stream.buffer_capacity() > KEEP_BYTES {
-        c.stream.shrink_buffer_to(0);
-    }
-    c.write_out(&mut out)
+    // The messages before a framing error are delivered, so their keys are kept.
+    c.call(&mut out, false, |c| {
+        let error = stream_into(
+            &mut c.stream,
+            &input,
+            c.opts,
+            shape,
+            &mut c.keys,
+            &mut c.tape,
+        );
+        // A message assembled across reads grows the stream's buffers to its size: give
+        // that back once it has been decoded.
+        if c.stream.buffer_capacity() > KEEP_BYTES {
+            c.stream.shrink_buffer_to(0);
+        }
+        error
+    })
 }
 
 /// Copies the last result into `out` again, after a call returned that `out` was too

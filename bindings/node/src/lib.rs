@@ -3,7 +3,7 @@
 //! The JS package (`index.js`) does the work that has to happen on the JS side: it creates
 //! the JS values and encodes JS values to PackStream (see `README.md` for why). This crate
 //! does what is worth a native call: it de-chunks Bolt messages and decodes PackStream with
-//! the core crates' limits and checks, writing a compact "tape" ([`tape`]) that JS turns
+//! the core crates' limits and checks, writing a compact "tape" (module `tape`) that JS turns
 //! into values in one pass. One call handles one value, one read from a socket or a whole
 //! batch of RECORD messages, so the cost of crossing into native code is paid once.
 //!

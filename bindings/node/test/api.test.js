@@ -509,3 +509,27 @@ test('lists of scalars are flat on the tape (T_FLAT) and read back item for item
   throwsKind(() => d.next(), 'unexpected_end', 5)
   assert.deepEqual(d.next(), [2, 'r', 2.5])
 })
+
+test('codecStreamError answers for the last call: a value decoded after a failed push left the push\'s error behind', () => {
+  const native = require('../native.js')
+  const codec = native.nativeCodec({ maxMessageSize: 4 })
+  const out = Buffer.alloc(1 << 12)
+  const status = () => new Int32Array(out.buffer, out.byteOffset, 1)[0]
+  // A chunk of 8 bytes is over maxMessageSize: a framing error (status 1).
+  const tooLarge = Buffer.from([0x00, 0x08, 1, 2, 3, 4, 5, 6, 7, 8, 0x00, 0x00])
+  assert.ok(native.codecPush(codec, tooLarge, out, false) > 0)
+  assert.equal(status(), 1)
+  assert.equal(native.codecStreamError(codec).kind, 'message_too_large')
+  // The next call succeeds, and no framing error is reported for it.
+  assert.ok(native.codecDecodeValue(codec, Buffer.from([0x01]), out, true) > 0)
+  assert.equal(status(), 0)
+  assert.equal(native.codecStreamError(codec) ?? null, null)
+  // The stream itself stays broken until codecReset: the next push reports it again.
+  assert.ok(native.codecPush(codec, Buffer.from([0x00, 0x00]), out, false) > 0)
+  assert.equal(status(), 1)
+  assert.equal(native.codecStreamError(codec).kind, 'message_too_large')
+  native.codecReset(codec)
+  assert.ok(native.codecPush(codec, Buffer.from([0x00, 0x01, 0x01, 0x00, 0x00]), out, false) > 0)
+  assert.equal(status(), 0)
+  assert.equal(native.codecStreamError(codec) ?? null, null)
+})

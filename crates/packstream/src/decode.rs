@@ -1,4 +1,5 @@
-//! Decoding: a pull API of [`Token`]s and iterative builders of [`ValueRef`] and [`Value`].
+//! Decoding: a pull API of [`Token`]s and iterative builders of [`ValueRef`] and
+//! [`Value`](crate::Value).
 //!
 //! All decoding reads from a `&'a [u8]` and borrows strings and byte arrays from it. Nothing
 //! here recurses: nesting is tracked with an explicit stack, so hostile nesting gives a
@@ -472,22 +473,29 @@ impl<'a> Decoder<'a> {
                 slot(&mut slots, &mut self.deep, level).below + rem
             };
         }
+        /// Saves the innermost container and makes the one whose header was read at
+        /// `$start` the innermost, with `$rem` items after the one about to be walked.
+        macro_rules! push {
+            ($rem:expr, $map:expr, $start:expr) => {{
+                let parent = slot(&mut slots, &mut self.deep, level);
+                parent.remaining = rem;
+                parent.is_map = is_map;
+                let below = parent.below + rem;
+                level += 1;
+                let top = slot(&mut slots, &mut self.deep, level);
+                top.start = $start;
+                top.below = below;
+                rem = $rem;
+                is_map = $map;
+            }};
+        }
         /// Opens a container of `$items` items whose header was read at `$start`, and
         /// goes on with its first item; an empty one ends at once.
         macro_rules! open {
             ($walk:lifetime, $items:expr, $map:expr, $start:expr) => {{
                 let items: u64 = $items;
                 if items > 0 {
-                    let parent = slot(&mut slots, &mut self.deep, level);
-                    parent.remaining = rem;
-                    parent.is_map = is_map;
-                    let below = parent.below + rem;
-                    level += 1;
-                    let top = slot(&mut slots, &mut self.deep, level);
-                    top.start = $start;
-                    top.below = below;
-                    rem = items - 1;
-                    is_map = $map;
+                    push!(items - 1, $map, $start);
                     continue $walk;
                 }
                 tri!($walk, visitor.end());
@@ -539,16 +547,7 @@ impl<'a> Decoder<'a> {
                     if let Err(e) = item {
                         // As the general walk stops inside the list: open,
                         // with the items after this one still to come.
-                        let parent = slot(&mut slots, &mut self.deep, level);
-                        parent.remaining = rem;
-                        parent.is_map = is_map;
-                        let below = parent.below + rem;
-                        level += 1;
-                        let top = slot(&mut slots, &mut self.deep, level);
-                        top.start = start;
-                        top.below = below;
-                        rem = u64::from(n - done);
-                        is_map = false;
+                        push!(u64::from(n - done), false, start);
                         break $walk Err(e);
                     }
                 }

@@ -117,8 +117,9 @@ pub(crate) fn kind(marker: u8) -> Kind {
         .unwrap_or(Kind::Other)
 }
 
-/// Reads one token at a time without tracking nesting. Shared by [`Decoder`] and the
-/// value builders; every read checks what remains first.
+/// Reads one token at a time without tracking nesting. Shared by
+/// [`Decoder`](crate::Decoder) and the value builders; every read checks what remains
+/// first.
 #[derive(Debug, Clone)]
 pub(crate) struct Reader<'a> {
     pub(crate) buf: &'a [u8],
@@ -638,7 +639,7 @@ const LAST: [u128; 17] = [
     last(16),
 ];
 
-/// An open container in [`Decoder`]'s nesting stack.
+/// An open container in [`Decoder`](crate::Decoder)'s nesting stack.
 /// When an item's marker is missing because the input ended, the item that could not be
 /// completed is the innermost open container: report its marker, as for any other
 /// truncated item.

@@ -371,6 +371,12 @@ fn drop_children<T: Drain>(children: ChildrenMut<'_, T>) {
 
 /// [`release`] for a child of the value being dropped: a leaf, or a container of
 /// leaves, is freed here; anything deeper goes to [`drop_subtree`].
+///
+/// Kept apart from [`release`] on purpose: the two differ only in how they hand on a
+/// child with containers below it, but every merged form measured (the step as a
+/// closure taking the children by value or by reference) cost instructions, by
+/// callgrind: +10% on dropping an owned value nested 2,000 levels deep, or +4 per
+/// RECORD on the borrowed records_10000x3 decode.
 #[inline(always)]
 fn release_top<T: Drain>(node: &mut T) {
     match node.children_mut() {

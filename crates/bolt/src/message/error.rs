@@ -12,7 +12,7 @@ use crate::version::BoltVersion;
 /// message that came out of a [`Dechunker`](crate::chunk::Dechunker), add nothing to it:
 /// the dechunker reports where the message started in the stream
 /// ([`Message::offset`](crate::chunk::Message::offset)), and batch errors
-/// ([`BatchError`](super::BatchError)) carry both.
+/// ([`BatchError`]) carry both.
 ///
 /// ```
 /// use bolt::message::{MessageError, Request};
