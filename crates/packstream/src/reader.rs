@@ -426,7 +426,10 @@ impl<'a> Reader<'a> {
     #[cfg(feature = "serde")]
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn seq_items(&mut self, n: u32, items_at: usize) -> Option<()> {
-        let total = self.total.saturating_add(u64::from(n));
+        // Cannot overflow: every header adds at most 65,535 (the sizes read here go up to
+        // LIST_16) and takes a byte of the input, so `total` stays below 2^16 times the
+        // input's length.
+        let total = self.total + u64::from(n);
         let limits = &self.opts.limits;
         if n > limits.max_container_len
             || total > limits.max_total_elements
@@ -571,6 +574,27 @@ pub(crate) fn short_ascii(buf: &[u8], at: usize, len: usize) -> Option<&str> {
     // SAFETY: `keep` has the top bit of exactly the bytes of `word` that are `bytes` (the
     // first `len`, or the last `len`; tables below), and none of them is set: every byte
     // of `bytes` is ASCII, and ASCII is valid UTF-8.
+    Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// The `len` bytes that end at `end` in `buf` as a `&str` when they are ASCII, for `len
+/// <= 16`: as [`short_ascii`], but read as the one 16-byte word of the buffer that ends
+/// with them, so that a string at the end of a message (the last field of a RECORD)
+/// needs no second try. `None` otherwise, also when `end` is before the 16th byte of
+/// the buffer or past its end.
+#[cfg(feature = "serde")]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(unsafe_code)]
+pub(crate) fn ascii_ending_at(buf: &[u8], end: usize, len: usize) -> Option<&str> {
+    let keep = *LAST.get(len)?;
+    let word = buf.get(..end)?.last_chunk::<16>()?;
+    if u128::from_le_bytes(*word) & keep != 0 {
+        return None;
+    }
+    let bytes = word.get(16 - len..)?;
+    // SAFETY: `keep` has the top bit of exactly the last `len` bytes of `word`, which are
+    // `bytes`, and none of them is set: every byte of `bytes` is ASCII, and ASCII is
+    // valid UTF-8.
     Some(unsafe { core::str::from_utf8_unchecked(bytes) })
 }
 

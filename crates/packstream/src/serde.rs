@@ -56,7 +56,7 @@ use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};
 use crate::marker as m;
-use crate::reader::{short_ascii, Reader, Token, TAG};
+use crate::reader::{ascii_ending_at, short_ascii, Reader, Token, TAG};
 
 /// Errors of serde (de)serialisation: what went wrong is an [`ErrorDetail`]
 /// ([`Error::detail`]), kept behind one pointer so that a `Result` of a small value
@@ -239,7 +239,11 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 }
 
 /// The `len` bytes at `at` of `buf` if they are there and valid UTF-8: the strings
-/// `short_ascii` does not take. Out of line, so that the typed string read stays small.
+/// `ascii_ending_at` does not take. Out of line, so that the typed string read stays
+/// small.
+///
+/// An ASCII string of up to 16 bytes that ends before the 16th byte of the buffer is
+/// read as the 16-byte word that starts with it (`short_ascii`), if the buffer has one.
 ///
 /// ASCII strings of 17 to 32 bytes (the longer names and labels) are checked as two
 /// 16-byte words, the first and the last 16 bytes, which together cover every byte:
@@ -248,6 +252,9 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 #[inline(never)]
 #[allow(unsafe_code)]
 fn utf8(buf: &[u8], at: usize, len: usize) -> Option<&str> {
+    if let Some(s) = short_ascii(buf, at, len) {
+        return Some(s);
+    }
     let bytes = buf.get(at..at.checked_add(len)?)?;
     if let (true, Some(head), Some(tail)) = (
         len <= 32,
@@ -884,14 +891,27 @@ impl<'de> Deserializer<'de> {
         result
     }
 
-    /// One value that must end the input.
+    /// One value that must end the input. The position is tested first and the result
+    /// only on the rare path (after an error the position is anywhere): testing the
+    /// result first made the compiler copy the value out of the way and back.
     #[inline(always)]
     fn exact<T: de::Deserialize<'de>>(&mut self) -> Result<T, Error> {
         let result = self.value();
-        if result.is_ok() && self.reader.pos < self.reader.buf.len() {
-            return Err(trailing(self.reader.pos));
+        if self.reader.pos < self.reader.buf.len() {
+            return Err(self.trailing_after(result));
         }
         result
+    }
+
+    /// The error of [`Self::exact`] when bytes are left: the value's own error if it
+    /// failed, else trailing bytes.
+    #[cold]
+    #[inline(never)]
+    fn trailing_after<T>(&self, result: Result<T, Error>) -> Error {
+        match result {
+            Ok(_) => trailing(self.reader.pos),
+            Err(e) => e,
+        }
     }
 
     /// A data error raised by serde without an offset gets the start of the last token.
@@ -990,6 +1010,11 @@ impl<'de> Deserializer<'de> {
     }
 
     /// A tiny integer or an INT_8 to INT_64 with all its bytes (see [`Self::container`]).
+    ///
+    /// With eight bytes after the marker (every integer but those near the end of the
+    /// input), the four sizes are one read: the eight bytes as a big-endian word,
+    /// shifted right (keeping the sign) to the size's bytes, instead of a jump to one
+    /// read per size (about 10 instructions less on an INT_32).
     #[inline(always)]
     fn int(&mut self) -> Option<i64> {
         let at = self.reader.pos;
@@ -997,13 +1022,24 @@ impl<'de> Deserializer<'de> {
         let (i, len) = if marker as i8 >= -16 {
             (i64::from(marker as i8), 1)
         } else {
+            // 0 to 3 for INT_8 to INT_64.
+            let size = marker.wrapping_sub(m::INT_8);
+            if size > 3 {
+                return None;
+            }
             let rest = self.reader.buf.get(at + 1..)?;
-            match marker {
-                m::INT_8 => (i64::from(*rest.first()? as i8), 2),
-                m::INT_16 => (i64::from(i16::from_be_bytes(*rest.first_chunk()?)), 3),
-                m::INT_32 => (i64::from(i32::from_be_bytes(*rest.first_chunk()?)), 5),
-                m::INT_64 => (i64::from_be_bytes(*rest.first_chunk()?), 9),
-                _ => return None,
+            match rest.first_chunk::<8>() {
+                Some(word) => {
+                    let bytes = 1usize << size;
+                    let i = i64::from_be_bytes(*word) >> (64 - 8 * bytes);
+                    (i, 1 + bytes)
+                }
+                None => match marker {
+                    m::INT_8 => (i64::from(*rest.first()? as i8), 2),
+                    m::INT_16 => (i64::from(i16::from_be_bytes(*rest.first_chunk()?)), 3),
+                    m::INT_32 => (i64::from(i32::from_be_bytes(*rest.first_chunk()?)), 5),
+                    _ => (i64::from_be_bytes(*rest.first_chunk()?), 9),
+                },
             }
         };
         self.last_start = at;
@@ -1038,7 +1074,7 @@ impl<'de> Deserializer<'de> {
         if len > self.reader.opts.limits.max_string_len as usize {
             return None;
         }
-        let s = match short_ascii(buf, payload_at, len) {
+        let s = match ascii_ending_at(buf, payload_at + len, len) {
             Some(s) => s,
             None => utf8(buf, payload_at, len)?,
         };

@@ -556,9 +556,12 @@ fn typed_strings_of_every_length_read_as_from_utf8_does() {
                 vec![0xD0, len as u8]
             };
             string.extend(text);
-            for before in [0usize, 1, 20] {
-                // [[1, 1, ...], string]: `before` bytes of integers ahead of it.
-                let mut bytes = vec![0x92];
+            for (before, after) in [(0usize, 0usize), (1, 0), (20, 0), (0, 17), (20, 17)] {
+                // [[1, 1, ...], string] or [[1, 1, ...], string, 1, [1, 1, ...]]:
+                // `before` bytes of integers ahead of it, `after` bytes behind it (so
+                // that it is read as the word that starts with it, or as the one that
+                // ends with it), the first of them ASCII.
+                let mut bytes = vec![if after == 0 { 0x92 } else { 0x94 }];
                 if before < 16 {
                     bytes.push(0x90 | before as u8);
                 } else {
@@ -567,7 +570,13 @@ fn typed_strings_of_every_length_read_as_from_utf8_does() {
                 bytes.extend(std::iter::repeat_n(0x01, before));
                 let ahead = bytes.len();
                 bytes.extend(&string);
-                let typed = from_slice::<(Vec<i64>, &str)>(&bytes);
+                let typed = if after == 0 {
+                    from_slice::<(Vec<i64>, &str)>(&bytes)
+                } else {
+                    bytes.extend([0x01, 0xD4, after as u8 - 3]);
+                    bytes.extend(std::iter::repeat_n(0x01, after - 3));
+                    from_slice::<(Vec<i64>, &str, i64, Vec<i64>)>(&bytes).map(|(a, s, ..)| (a, s))
+                };
                 let alone = from_slice::<&str>(&string);
                 match ValueRef::decode_exact(&string) {
                     Ok(ValueRef::String(s)) => {
@@ -586,7 +595,7 @@ fn typed_strings_of_every_length_read_as_from_utf8_does() {
             }
         }
     }
-    assert_eq!(cases, 3 * (41 + 41 * 40 / 2 + 40 * 39 / 2));
+    assert_eq!(cases, 5 * (41 + 41 * 40 / 2 + 40 * 39 / 2));
 }
 
 /// A container whose items the target type does not all take is a data error that
@@ -705,4 +714,88 @@ fn the_serde_error_is_one_pointer_wide() {
     assert_eq!(size_of::<Option<Error>>(), size_of::<usize>());
     assert_eq!(size_of::<Result<&str, Error>>(), 2 * size_of::<usize>());
     assert_eq!(size_of::<Result<i64, Error>>(), 2 * size_of::<usize>());
+}
+
+/// Integers of every size and sign read into `i64` as the tokenizer reads them, with 0
+/// to 9 bytes after them (the typed read takes the eight bytes after the marker as one
+/// word when they are there), and cut anywhere with the generic path's error.
+#[test]
+fn typed_integers_of_every_size_read_as_the_tokenizer_does_wherever_they_end() {
+    use packstream::ValueRef;
+
+    let values = [
+        0,
+        1,
+        -1,
+        -16,
+        -17,
+        127,
+        128,
+        -128,
+        -129,
+        0x1234,
+        -0x1234,
+        i64::from(i16::MAX),
+        i64::from(i16::MAX) + 1,
+        i64::from(i16::MIN),
+        i64::from(i16::MIN) - 1,
+        0x1234_5678,
+        -0x1234_5678,
+        i64::from(i32::MAX),
+        i64::from(i32::MAX) + 1,
+        i64::from(i32::MIN),
+        i64::from(i32::MIN) - 1,
+        0x0123_4567_89AB_CDEF,
+        -0x0123_4567_89AB_CDEF,
+        i64::MAX,
+        i64::MIN,
+    ];
+    let mut cases = 0;
+    for v in values {
+        let mut forms = vec![packstream::to_vec(&v).expect("encodes")];
+        // The wider forms of the same value too (PackStream allows them).
+        for (marker, width) in [(0xC8u8, 1usize), (0xC9, 2), (0xCA, 4), (0xCB, 8)] {
+            let shift = 64 - 8 * width as u32;
+            if (v << shift) >> shift == v {
+                let mut form = vec![marker];
+                form.extend(&v.to_be_bytes()[8 - width..]);
+                forms.push(form);
+            }
+        }
+        for form in &forms {
+            assert_eq!(
+                ValueRef::decode_exact(form),
+                Ok(ValueRef::Int(v)),
+                "{form:02X?}"
+            );
+            for after in 0..=9usize {
+                // [v, "..."]: `after` bytes behind the integer (a string of after - 1).
+                let mut bytes = vec![if after == 0 { 0x91 } else { 0x92 }];
+                bytes.extend(form);
+                if after > 0 {
+                    bytes.push(0x80 | (after - 1) as u8);
+                    bytes.extend(std::iter::repeat_n(b'x', after - 1));
+                }
+                let typed = if after == 0 {
+                    from_slice::<(i64,)>(&bytes).map(|t| t.0)
+                } else {
+                    from_slice::<(i64, &str)>(&bytes).map(|t| t.0)
+                };
+                assert_eq!(typed, Ok(v), "{bytes:02X?}");
+                // Every cut: the generic path's error.
+                for end in 0..bytes.len() {
+                    let part = &bytes[..end];
+                    let typed = if after == 0 {
+                        from_slice::<(i64,)>(part).map(drop)
+                    } else {
+                        from_slice::<(i64, &str)>(part).map(drop)
+                    };
+                    let generic = from_slice::<serde_json::Value>(part).map(drop);
+                    assert_eq!(typed, generic, "{part:02X?}");
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases > 500, "{cases}");
 }
