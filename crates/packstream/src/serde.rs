@@ -971,7 +971,7 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.reader.pos;
-        let (n, tag) = match self.reader.seq_header() {
+        let (items, tag) = match self.reader.seq_header() {
             Some(header) => {
                 self.last_start = at;
                 header
@@ -981,16 +981,17 @@ impl<'de> Deserializer<'de> {
                 Err(tok) => return self.not_a_seq(tok, visitor),
             },
         };
-        self.seq::<V, true>(n, tag, visitor)
+        self.seq::<V, true>(items, tag, visitor)
     }
 
-    /// The next token as a list or structure header (size, and 0 or `TAG` plus the tag
-    /// as `Reader::seq_header` gives them), or the token if it is neither.
+    /// The next token as a list or structure header (items, the tag counted, and 0 or
+    /// `TAG` plus the tag, as `Reader::seq_header` gives them), or the token if it is
+    /// neither.
     #[inline(never)]
-    fn header(&mut self) -> Result<Result<(u32, usize), Token<'de>>, Error> {
+    fn header(&mut self) -> Result<Result<(usize, usize), Token<'de>>, Error> {
         Ok(match self.next()? {
-            Token::List(n) => Ok((n, 0)),
-            Token::Struct { tag, len } => Ok((len, TAG | usize::from(tag))),
+            Token::List(n) => Ok((n as usize, 0)),
+            Token::Struct { tag, len } => Ok((len as usize + 1, TAG | usize::from(tag))),
             tok => Err(tok),
         })
     }
@@ -1051,8 +1052,7 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn float(&mut self) -> Option<f64> {
         let at = self.reader.pos;
-        let rest = self.reader.buf.get(at..)?;
-        let [m::FLOAT_64, bytes @ ..] = rest.first_chunk::<9>()? else {
+        let [m::FLOAT_64, bytes @ ..] = self.reader.buf.get(at..at + 9)?.first_chunk::<9>()? else {
             return None;
         };
         self.last_start = at;
@@ -1103,9 +1103,9 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// The items of a list of `n` (`tag` 0), or the tag (`tag` is `TAG` plus it) and
-    /// `n` fields of a structure, whose header was just read; checks that the visitor
-    /// took them all.
+    /// The `items` of a list (`tag` 0), or the tag (`tag` is `TAG` plus it) and the
+    /// `items - 1` fields of a structure, whose header was just read; checks that the
+    /// visitor took them all.
     ///
     /// `FAST` is true only on the typed fast path ([`Self::container`]), false on the
     /// generic token's ([`Self::visit_container`]). The two give the visitor different
@@ -1116,7 +1116,7 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn seq<V: Visitor<'de>, const FAST: bool>(
         &mut self,
-        n: u32,
+        items: usize,
         tag: usize,
         visitor: V,
     ) -> Result<V::Value, Error> {
@@ -1126,7 +1126,7 @@ impl<'de> Deserializer<'de> {
         // directly rather than through the `&mut A` forwarding impl, which was not
         // inlined.
         let base = self.promised;
-        self.promised = base + n as usize + usize::from(tag != 0);
+        self.promised = base + items;
         let result = visitor.visit_seq(Items::<FAST> {
             de: self,
             base,
@@ -1264,9 +1264,9 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match tok {
-            Token::List(n) => self.seq::<V, false>(n, 0, visitor),
+            Token::List(n) => self.seq::<V, false>(n as usize, 0, visitor),
             Token::Struct { tag, len } => {
-                self.seq::<V, false>(len, TAG | usize::from(tag), visitor)
+                self.seq::<V, false>(len as usize + 1, TAG | usize::from(tag), visitor)
             }
             Token::Map(n) => self.map(n, visitor),
             _ => Err(self.data_error("expected a container")),
