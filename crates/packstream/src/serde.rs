@@ -1524,15 +1524,19 @@ impl<'de, const FAST: bool> de::SeqAccess<'de> for Items<'_, 'de, FAST> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
+        if self.tag != 0 {
+            // A structure's tag, counted in `promised` (so at least one item is left):
+            // nothing is read, and the count written here is written again by the next
+            // item before anything reads it.
+            let tag = self.tag as u8;
+            self.tag = 0;
+            self.de.promised -= 1;
+            return seed.deserialize(tag.into_deserializer()).map(Some);
+        }
         if self.de.promised == self.base {
             return Ok(None);
         }
         self.de.promised -= 1;
-        if self.tag != 0 {
-            let tag = self.tag as u8;
-            self.tag = 0;
-            return seed.deserialize(tag.into_deserializer()).map(Some);
-        }
         seed.deserialize(&mut *self.de).map(Some)
     }
 
