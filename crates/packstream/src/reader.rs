@@ -403,7 +403,8 @@ impl<'a> Reader<'a> {
                 Some((n as usize, 0))
             }
             0xB0..=0xBF => {
-                // The tag and the fields' bytes in one test.
+                // The tag and the fields' bytes in one test; so the tag is there, and
+                // reading it cannot fail after the header was taken.
                 self.seq_items(n, 2, left)?;
                 let tag = *self.buf.get(at + 1)?;
                 Some((n as usize + 1, TAG | usize::from(tag)))
