@@ -331,12 +331,39 @@ impl EncodeError {
 
 #[cfg(feature = "serde")]
 error_kinds! {
-    crate::serde::Error;
+    crate::serde::ErrorDetail;
     own {
-        crate::serde::Error::Data { .. } => "type_mismatch",
+        crate::serde::ErrorDetail::Data { .. } => "type_mismatch",
     }
     wrapped {
-        crate::serde::Error::Decode(e) => e.kind().as_str(),
-        crate::serde::Error::Encode(e) => e.kind(),
+        crate::serde::ErrorDetail::Decode(e) => e.kind().as_str(),
+        crate::serde::ErrorDetail::Encode(e) => e.kind(),
+    }
+}
+
+#[cfg(feature = "serde")]
+impl crate::serde::Error {
+    /// Every kind name the variants of this type return themselves (wrapped errors
+    /// keep their own kinds): see `tests/vectors/README.md`.
+    pub const KINDS: &'static [&'static str] = crate::serde::ErrorDetail::KINDS;
+
+    /// The stable snake_case name of this error, shared with `tests/vectors/README.md`
+    /// and every binding.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        self.detail().kind()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl ErrorInfo for crate::serde::Error {
+    fn kinds() -> &'static [&'static str] {
+        Self::KINDS
+    }
+    fn kind_name(&self) -> &'static str {
+        self.kind()
+    }
+    fn byte_offset(&self) -> Option<u64> {
+        IntoByteOffset::into_byte_offset(self.offset())
     }
 }

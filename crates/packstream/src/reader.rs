@@ -383,60 +383,68 @@ impl<'a> Reader<'a> {
     /// A list (tiny, LIST_8 or LIST_16) or tiny structure header at the current
     /// position that passes every check [`Reader::token`] makes (its size or the
     /// structure's tag is there, the per-container and total limits, one byte left per
-    /// item): its size, and 0 for a list or [`TAG`] plus the tag for a structure (two
-    /// words: a `(u32, Option<u8>)` was packed into one register and unpacked with
-    /// shifts and masks at every use), with the header consumed and its items counted into
-    /// the total. `None` changes nothing, and the caller reads the token the usual way,
-    /// which gives the error if there is one. For the serde deserializer, which keeps
-    /// its own depth and promised items, so neither the depth flag nor the promised
-    /// slots are looked at here.
+    /// item): its items, the structure's tag counted as one, and 0 for a list or [`TAG`]
+    /// plus the tag for a structure (two words: a `(u32, Option<u8>)` was packed into one
+    /// register and unpacked with shifts and masks at every use), with the header
+    /// consumed and its items counted into the total. `None` changes nothing, and the
+    /// caller reads the token the usual way, which gives the error if there is one. For
+    /// the serde deserializer, which keeps its own depth and promised items, so neither
+    /// the depth flag nor the promised slots are looked at here.
     #[cfg(feature = "serde")]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    pub(crate) fn seq_header(&mut self) -> Option<(u32, usize)> {
+    pub(crate) fn seq_header(&mut self) -> Option<(usize, usize)> {
         let at = self.pos;
         let marker = *self.buf.get(at)?;
+        // At least 1: the marker is there.
+        let left = self.buf.len() - at;
         let n = u32::from(marker & 0x0F);
         match marker {
             0x90..=0x9F => {
-                self.seq_items(n, at + 1)?;
-                Some((n, 0))
+                self.seq_items(n, 1, left)?;
+                Some((n as usize, 0))
             }
             0xB0..=0xBF => {
+                // The tag and the fields' bytes in one test; so the tag is there, and
+                // reading it cannot fail after the header was taken.
+                self.seq_items(n, 2, left)?;
                 let tag = *self.buf.get(at + 1)?;
-                self.seq_items(n, at + 2)?;
-                Some((n, TAG | usize::from(tag)))
+                Some((n as usize + 1, TAG | usize::from(tag)))
             }
             m::LIST_8 => {
                 let n = u32::from(*self.buf.get(at + 1)?);
-                self.seq_items(n, at + 2)?;
-                Some((n, 0))
+                self.seq_items(n, 2, left)?;
+                Some((n as usize, 0))
             }
             m::LIST_16 => {
                 let size = self.buf.get(at + 1..)?.first_chunk::<2>()?;
                 let n = u32::from(u16::from_be_bytes(*size));
-                self.seq_items(n, at + 3)?;
-                Some((n, 0))
+                self.seq_items(n, 3, left)?;
+                Some((n as usize, 0))
             }
             _ => None,
         }
     }
 
-    /// The checks of [`Reader::seq_header`] once its size is read: `n` items from
-    /// `items_at` (at most the input's length) within the limits; if they pass, the items
-    /// are counted and the position moves to them.
+    /// The checks of [`Reader::seq_header`] once its size is read: a header of
+    /// `header` bytes then `n` items, each a byte at least, within the `left` bytes from
+    /// the header on, and within the limits; if they pass, the items are counted and the
+    /// position moves to them.
     #[cfg(feature = "serde")]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn seq_items(&mut self, n: u32, items_at: usize) -> Option<()> {
-        let total = self.total.saturating_add(u64::from(n));
+    fn seq_items(&mut self, n: u32, header: usize, left: usize) -> Option<()> {
+        // Cannot overflow: every header adds at most 65,535 (the sizes read here go up to
+        // LIST_16) and takes a byte of the input, so `total` stays below 2^16 times the
+        // input's length.
+        let total = self.total + u64::from(n);
         let limits = &self.opts.limits;
         if n > limits.max_container_len
             || total > limits.max_total_elements
-            || n as usize > self.buf.len() - items_at
+            || n as usize + header > left
         {
             return None;
         }
         self.total = total;
-        self.pos = items_at;
+        self.pos += header;
         Some(())
     }
 
@@ -572,6 +580,27 @@ pub(crate) fn short_ascii(buf: &[u8], at: usize, len: usize) -> Option<&str> {
     // SAFETY: `keep` has the top bit of exactly the bytes of `word` that are `bytes` (the
     // first `len`, or the last `len`; tables below), and none of them is set: every byte
     // of `bytes` is ASCII, and ASCII is valid UTF-8.
+    Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// The `len` bytes that end at `end` in `buf` as a `&str` when they are ASCII, for `len
+/// <= 16`: as [`short_ascii`], but read as the one 16-byte word of the buffer that ends
+/// with them, so that a string at the end of a message (the last field of a RECORD)
+/// needs no second try. `None` otherwise, also when `end` is before the 16th byte of
+/// the buffer or past its end.
+#[cfg(feature = "serde")]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(unsafe_code)]
+pub(crate) fn ascii_ending_at(buf: &[u8], end: usize, len: usize) -> Option<&str> {
+    let keep = *LAST.get(len)?;
+    let word = buf.get(..end)?.last_chunk::<16>()?;
+    if u128::from_le_bytes(*word) & keep != 0 {
+        return None;
+    }
+    let bytes = word.get(16 - len..)?;
+    // SAFETY: `keep` has the top bit of exactly the last `len` bytes of `word`, which are
+    // `bytes`, and none of them is set: every byte of `bytes` is ASCII, and ASCII is
+    // valid UTF-8.
     Some(unsafe { core::str::from_utf8_unchecked(bytes) })
 }
 

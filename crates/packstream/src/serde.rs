@@ -56,18 +56,36 @@ use crate::encode::Encoder;
 use crate::error::{EncodeError, ErrorKind};
 use crate::limits::{DecodeOptions, EncodeOptions};
 use crate::marker as m;
-use crate::reader::{short_ascii, Reader, Token, TAG};
+use crate::reader::{ascii_ending_at, short_ascii, Reader, Token, TAG};
 
-/// Errors of serde (de)serialisation.
+/// Errors of serde (de)serialisation: what went wrong is an [`ErrorDetail`]
+/// ([`Error::detail`]), kept behind one pointer so that a `Result` of a small value
+/// travels in registers on the decoding path; the stable kind name and the offset are
+/// [`Error::kind`] and [`Error::offset`].
+///
+/// ```
+/// use packstream::serde::ErrorDetail;
+/// use packstream::ErrorKind;
+///
+/// let err = packstream::from_slice::<(u8, String)>(&[0x92, 0x01, 0x85, b'a']).unwrap_err();
+/// assert_eq!(err.kind(), "unexpected_end");
+/// assert_eq!(err.offset(), Some(2));
+/// assert!(matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::UnexpectedEnd));
+/// assert_eq!(err.to_string(), "input ended early at byte 2 (expected string bytes)");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error(Box<ErrorDetail>);
+
+/// What went wrong in serde (de)serialisation: the variants an [`Error`] holds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorDetail {
     /// The bytes are not valid PackStream (with offset and kind).
     #[error(transparent)]
-    Decode(#[from] crate::Error),
+    Decode(crate::Error),
     /// The value cannot be encoded.
     #[error(transparent)]
-    Encode(#[from] EncodeError),
+    Encode(EncodeError),
     /// The PackStream is valid but does not fit the Rust type.
     #[error("{msg} at byte {offset}")]
     Data {
@@ -78,30 +96,101 @@ pub enum Error {
     },
 }
 
+impl ErrorDetail {
+    /// The byte offset where decoding failed, as [`Error::offset`].
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            ErrorDetail::Decode(e) => Some(e.offset()),
+            ErrorDetail::Data { offset, .. } => Some(*offset),
+            ErrorDetail::Encode(_) => None,
+        }
+    }
+}
+
 impl Error {
     /// The byte offset where decoding failed, counted from the first byte of the slice
     /// given to [`from_slice`]; `None` for encoding errors.
     pub fn offset(&self) -> Option<usize> {
-        match self {
-            Error::Decode(e) => Some(e.offset()),
-            Error::Data { offset, .. } => Some(*offset),
-            Error::Encode(_) => None,
+        self.0.offset()
+    }
+
+    /// What went wrong.
+    #[must_use]
+    pub fn detail(&self) -> &ErrorDetail {
+        &self.0
+    }
+
+    /// What went wrong, taken out of the error.
+    #[must_use]
+    pub fn into_detail(self) -> ErrorDetail {
+        *self.0
+    }
+
+    /// The PackStream decode error, if that is what this is.
+    #[must_use]
+    pub fn decode_error(&self) -> Option<crate::Error> {
+        match &*self.0 {
+            ErrorDetail::Decode(e) => Some(*e),
+            _ => None,
         }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&*self.0, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&*self.0)
+    }
+}
+
+impl From<ErrorDetail> for Error {
+    #[cold]
+    #[inline(never)]
+    fn from(detail: ErrorDetail) -> Self {
+        Error(Box::new(detail))
+    }
+}
+
+impl From<crate::Error> for Error {
+    #[cold]
+    #[inline(never)]
+    fn from(e: crate::Error) -> Self {
+        ErrorDetail::Decode(e).into()
+    }
+}
+
+impl From<EncodeError> for Error {
+    #[cold]
+    #[inline(never)]
+    fn from(e: EncodeError) -> Self {
+        ErrorDetail::Encode(e).into()
     }
 }
 
 impl ser::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Error::Encode(EncodeError::Message(msg.to_string()))
+        EncodeError::Message(msg.to_string()).into()
     }
 }
 
 impl de::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Error::Data {
+        ErrorDetail::Data {
             msg: msg.to_string(),
             offset: 0,
         }
+        .into()
     }
 }
 
@@ -150,7 +239,11 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 }
 
 /// The `len` bytes at `at` of `buf` if they are there and valid UTF-8: the strings
-/// `short_ascii` does not take. Out of line, so that the typed string read stays small.
+/// `ascii_ending_at` does not take. Out of line, so that the typed string read stays
+/// small.
+///
+/// An ASCII string of up to 16 bytes that ends before the 16th byte of the buffer is
+/// read as the 16-byte word that starts with it (`short_ascii`), if the buffer has one.
 ///
 /// ASCII strings of 17 to 32 bytes (the longer names and labels) are checked as two
 /// 16-byte words, the first and the last 16 bytes, which together cover every byte:
@@ -159,6 +252,9 @@ pub fn from_slice_with<'de, T: de::Deserialize<'de>>(
 #[inline(never)]
 #[allow(unsafe_code)]
 fn utf8(buf: &[u8], at: usize, len: usize) -> Option<&str> {
+    if let Some(s) = short_ascii(buf, at, len) {
+        return Some(s);
+    }
     let bytes = buf.get(at..at.checked_add(len)?)?;
     if let (true, Some(head), Some(tail)) = (
         len <= 32,
@@ -692,18 +788,20 @@ impl ser::Serializer for KeySerializer<'_> {
 #[derive(Debug, Clone)]
 pub struct Deserializer<'de> {
     reader: Reader<'de>,
-    depth: u32,
+    /// How many more containers may be opened inside the open ones.
+    depth_left: u32,
     max_depth: u32,
     /// Start offset of the last token read, for data errors.
     last_start: usize,
-    /// Items not yet read of the innermost list or structure being visited (see `seq`),
-    /// or, while a map's value is read, twice the entries after it.
-    left: usize,
-    /// Items not yet read of the enclosing containers, the innermost excluded: the input
-    /// bytes promised to them, which size hints leave aside (as the tree builders do), so
-    /// that nested headers that each claim the rest of the input cannot multiply what is
-    /// pre-allocated. Kept per container rather than per item, as `Reader::token` does.
-    others: u64,
+    /// Items not yet read of every open container (a map's entry counts as two, key
+    /// and value, and both are taken when its key is read). Each container keeps the count it found on opening as its `base`
+    /// (in [`Items`] and [`Entries`]): its own items not yet read are `promised -
+    /// base`, and `base` is what the enclosing containers are still owed, the input
+    /// bytes that size hints leave aside (as the tree builders do), so that nested
+    /// headers that each claim the rest of the input cannot multiply what is
+    /// pre-allocated. One count for all, so opening and closing a container is one
+    /// addition and one store.
+    promised: usize,
 }
 
 impl<'de> Deserializer<'de> {
@@ -718,11 +816,10 @@ impl<'de> Deserializer<'de> {
     pub fn with_options(bytes: &'de [u8], opts: &DecodeOptions) -> Self {
         Deserializer {
             reader: Reader::new(bytes, *opts),
-            depth: 0,
+            depth_left: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
             max_depth: opts.limits.max_depth.min(SERDE_MAX_DEPTH),
             last_start: 0,
-            left: 0,
-            others: 0,
+            promised: 0,
         }
     }
 
@@ -773,9 +870,8 @@ impl<'de> Deserializer<'de> {
     /// `Deserialize` impl panicked).
     #[inline(always)]
     fn restart(&mut self) {
-        self.depth = 0;
-        self.left = 0;
-        self.others = 0;
+        self.depth_left = self.max_depth;
+        self.promised = 0;
     }
 
     /// One value from the current position, with the offset of data errors that serde
@@ -783,36 +879,52 @@ impl<'de> Deserializer<'de> {
     ///
     /// The result is passed on as it is, never taken apart and rebuilt: with a large
     /// `T`, every `Ok(v)` rebuilt is a copy of `v` (a `memcpy` call for the 20-column
-    /// rows of the benchmarks). `Self::exact` and `Self::seq` do the same.
+    /// rows of the benchmarks). Nor is a reference to it taken: that kept it in memory
+    /// where it could have stayed in registers. `Self::exact` and `Self::seq` do the
+    /// same.
     #[inline(always)]
     fn value<T: de::Deserialize<'de>>(&mut self) -> Result<T, Error> {
-        let mut result = T::deserialize(&mut *self);
-        if let Err(e) = &mut result {
-            self.place(e);
+        let result = T::deserialize(&mut *self);
+        if let Err(e) = result {
+            return Err(self.placed(e));
         }
         result
     }
 
-    /// One value that must end the input.
+    /// One value that must end the input. The position is tested first and the result
+    /// only on the rare path (after an error the position is anywhere): testing the
+    /// result first made the compiler copy the value out of the way and back.
     #[inline(always)]
     fn exact<T: de::Deserialize<'de>>(&mut self) -> Result<T, Error> {
         let result = self.value();
-        if result.is_ok() && self.reader.pos < self.reader.buf.len() {
-            return Err(trailing(self.reader.pos));
+        if self.reader.pos < self.reader.buf.len() {
+            return Err(self.trailing_after(result));
         }
         result
+    }
+
+    /// The error of [`Self::exact`] when bytes are left: the value's own error if it
+    /// failed, else trailing bytes.
+    #[cold]
+    #[inline(never)]
+    fn trailing_after<T>(&self, result: Result<T, Error>) -> Error {
+        match result {
+            Ok(_) => trailing(self.reader.pos),
+            Err(e) => e,
+        }
     }
 
     /// A data error raised by serde without an offset gets the start of the last token.
     #[cold]
     #[inline(never)]
-    fn place(&self, e: &mut Error) {
-        if let Error::Data {
+    fn placed(&self, mut e: Error) -> Error {
+        if let ErrorDetail::Data {
             offset: offset @ 0, ..
-        } = e
+        } = &mut *e.0
         {
             *offset = self.last_start;
         }
+        e
     }
 
     #[inline(always)]
@@ -859,7 +971,7 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn container<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error> {
         let at = self.reader.pos;
-        let (n, tag) = match self.reader.seq_header() {
+        let (items, tag) = match self.reader.seq_header() {
             Some(header) => {
                 self.last_start = at;
                 header
@@ -869,16 +981,17 @@ impl<'de> Deserializer<'de> {
                 Err(tok) => return self.not_a_seq(tok, visitor),
             },
         };
-        self.seq::<V, true>(n, tag, visitor)
+        self.seq::<V, true>(items, tag, visitor)
     }
 
-    /// The next token as a list or structure header (size, and 0 or `TAG` plus the tag
-    /// as `Reader::seq_header` gives them), or the token if it is neither.
+    /// The next token as a list or structure header (items, the tag counted, and 0 or
+    /// `TAG` plus the tag, as `Reader::seq_header` gives them), or the token if it is
+    /// neither.
     #[inline(never)]
-    fn header(&mut self) -> Result<Result<(u32, usize), Token<'de>>, Error> {
+    fn header(&mut self) -> Result<Result<(usize, usize), Token<'de>>, Error> {
         Ok(match self.next()? {
-            Token::List(n) => Ok((n, 0)),
-            Token::Struct { tag, len } => Ok((len, TAG | usize::from(tag))),
+            Token::List(n) => Ok((n as usize, 0)),
+            Token::Struct { tag, len } => Ok((len as usize + 1, TAG | usize::from(tag))),
             tok => Err(tok),
         })
     }
@@ -898,6 +1011,11 @@ impl<'de> Deserializer<'de> {
     }
 
     /// A tiny integer or an INT_8 to INT_64 with all its bytes (see [`Self::container`]).
+    ///
+    /// With eight bytes after the marker (every integer but those near the end of the
+    /// input), the four sizes are one read: the eight bytes as a big-endian word,
+    /// shifted right (keeping the sign) to the size's bytes, instead of a jump to one
+    /// read per size (about 10 instructions less on an INT_32).
     #[inline(always)]
     fn int(&mut self) -> Option<i64> {
         let at = self.reader.pos;
@@ -905,13 +1023,24 @@ impl<'de> Deserializer<'de> {
         let (i, len) = if marker as i8 >= -16 {
             (i64::from(marker as i8), 1)
         } else {
+            // 0 to 3 for INT_8 to INT_64.
+            let size = marker.wrapping_sub(m::INT_8);
+            if size > 3 {
+                return None;
+            }
             let rest = self.reader.buf.get(at + 1..)?;
-            match marker {
-                m::INT_8 => (i64::from(*rest.first()? as i8), 2),
-                m::INT_16 => (i64::from(i16::from_be_bytes(*rest.first_chunk()?)), 3),
-                m::INT_32 => (i64::from(i32::from_be_bytes(*rest.first_chunk()?)), 5),
-                m::INT_64 => (i64::from_be_bytes(*rest.first_chunk()?), 9),
-                _ => return None,
+            match rest.first_chunk::<8>() {
+                Some(word) => {
+                    let bytes = 1usize << size;
+                    let i = i64::from_be_bytes(*word) >> (64 - 8 * bytes);
+                    (i, 1 + bytes)
+                }
+                None => match marker {
+                    m::INT_8 => (i64::from(*rest.first()? as i8), 2),
+                    m::INT_16 => (i64::from(i16::from_be_bytes(*rest.first_chunk()?)), 3),
+                    m::INT_32 => (i64::from(i32::from_be_bytes(*rest.first_chunk()?)), 5),
+                    _ => (i64::from_be_bytes(*rest.first_chunk()?), 9),
+                },
             }
         };
         self.last_start = at;
@@ -923,8 +1052,7 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn float(&mut self) -> Option<f64> {
         let at = self.reader.pos;
-        let rest = self.reader.buf.get(at..)?;
-        let [m::FLOAT_64, bytes @ ..] = rest.first_chunk::<9>()? else {
+        let [m::FLOAT_64, bytes @ ..] = self.reader.buf.get(at..at + 9)?.first_chunk::<9>()? else {
             return None;
         };
         self.last_start = at;
@@ -946,7 +1074,7 @@ impl<'de> Deserializer<'de> {
         if len > self.reader.opts.limits.max_string_len as usize {
             return None;
         }
-        let s = match short_ascii(buf, payload_at, len) {
+        let s = match ascii_ending_at(buf, payload_at + len, len) {
             Some(s) => s,
             None => utf8(buf, payload_at, len)?,
         };
@@ -975,9 +1103,9 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// The items of a list of `n` (`tag` 0), or the tag (`tag` is `TAG` plus it) and
-    /// `n` fields of a structure, whose header was just read; checks that the visitor
-    /// took them all.
+    /// The `items` of a list (`tag` 0), or the tag (`tag` is `TAG` plus it) and the
+    /// `items - 1` fields of a structure, whose header was just read; checks that the
+    /// visitor took them all.
     ///
     /// `FAST` is true only on the typed fast path ([`Self::container`]), false on the
     /// generic token's ([`Self::visit_container`]). The two give the visitor different
@@ -988,37 +1116,40 @@ impl<'de> Deserializer<'de> {
     #[inline(always)]
     fn seq<V: Visitor<'de>, const FAST: bool>(
         &mut self,
-        n: u32,
+        items: usize,
         tag: usize,
         visitor: V,
     ) -> Result<V::Value, Error> {
         self.enter()?;
-        // The count lives in the deserializer (the enclosing container's is kept here),
-        // so that `Items` can be handed over by value: serde's derived visitors then
-        // call its `next_element` directly rather than through the `&mut A`
-        // forwarding impl, which was not inlined.
-        let outer = core::mem::replace(&mut self.left, n as usize + usize::from(tag != 0));
-        let others = self.others;
-        self.others = others + outer as u64;
-        let mut result = visitor.visit_seq(Items::<FAST> { de: self, tag });
-        let left = core::mem::replace(&mut self.left, outer);
-        self.others = others;
-        self.depth -= 1;
+        // The count lives in the deserializer (see `promised`), so that `Items` can be
+        // handed over by value: serde's derived visitors then call its `next_element`
+        // directly rather than through the `&mut A` forwarding impl, which was not
+        // inlined.
+        let base = self.promised;
+        self.promised = base + items;
+        let result = visitor.visit_seq(Items::<FAST> {
+            de: self,
+            base,
+            tag,
+        });
+        let left = self.promised - base;
+        self.leave(base);
         if left > 0 {
-            self.left_over(left, &mut result);
+            return Err(self.left_over(left, result));
         }
         result
     }
 
     /// A container whose items the visitor did not all take: its own error if it
-    /// failed, else the items-left error. Out of line, and changing the result where
-    /// it is, so that the common case is one test of `left` and the result is never
-    /// moved.
+    /// failed, else the items-left error. Out of line; it takes the result by value
+    /// and gives back only the error, so that the common case is one test of `left`
+    /// and the result, never referred to, can stay in registers.
     #[cold]
     #[inline(never)]
-    fn left_over<T>(&self, left: usize, result: &mut Result<T, Error>) {
-        if result.is_ok() {
-            *result = Err(self.items_left(left));
+    fn left_over<T>(&self, left: usize, result: Result<T, Error>) -> Error {
+        match result {
+            Ok(_) => self.items_left(left),
+            Err(e) => e,
         }
     }
 
@@ -1078,20 +1209,32 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn data_error(&self, msg: impl fmt::Display) -> Error {
-        Error::Data {
+        ErrorDetail::Data {
             msg: msg.to_string(),
             offset: self.last_start,
         }
+        .into()
     }
 
+    /// Opens a container, if the depth limit allows one more.
     #[inline(always)]
     fn enter(&mut self) -> Result<(), Error> {
-        if self.depth >= self.max_depth {
+        if self.depth_left == 0 {
             return Err(self.too_deep());
         }
-        self.depth += 1;
+        self.depth_left -= 1;
         Ok(())
+    }
+
+    /// Closes the container that [`Self::enter`] opened, which found `base` items
+    /// promised when it opened.
+    #[inline(always)]
+    fn leave(&mut self, base: usize) {
+        self.promised = base;
+        self.depth_left += 1;
     }
 
     #[cold]
@@ -1105,6 +1248,15 @@ impl<'de> Deserializer<'de> {
         .into()
     }
 
+    /// A map key, which must be a string.
+    fn string_key(&mut self) -> Result<&'de str, Error> {
+        let start = self.reader.pos();
+        match self.next()? {
+            Token::String(s) => Ok(s),
+            _ => Err(crate::Error::new(ErrorKind::NonStringKey, start, "a string map key").into()),
+        }
+    }
+
     /// Visits a container token; checks that the visitor consumed every item.
     fn visit_container<V: Visitor<'de>>(
         &mut self,
@@ -1112,9 +1264,9 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         match tok {
-            Token::List(n) => self.seq::<V, false>(n, 0, visitor),
+            Token::List(n) => self.seq::<V, false>(n as usize, 0, visitor),
             Token::Struct { tag, len } => {
-                self.seq::<V, false>(len, TAG | usize::from(tag), visitor)
+                self.seq::<V, false>(len as usize + 1, TAG | usize::from(tag), visitor)
             }
             Token::Map(n) => self.map(n, visitor),
             _ => Err(self.data_error("expected a container")),
@@ -1126,20 +1278,14 @@ impl<'de> Deserializer<'de> {
     #[inline(never)]
     fn map<V: Visitor<'de>>(&mut self, n: u32, visitor: V) -> Result<V::Value, Error> {
         self.enter()?;
-        let outer = core::mem::replace(&mut self.left, 0);
-        let others = self.others;
-        self.others = others + outer as u64;
-        let mut access = Entries {
-            de: self,
-            left: n as usize,
-        };
-        let mut result = visitor.visit_map(&mut access);
-        let left = access.left;
-        self.left = outer;
-        self.others = others;
-        self.depth -= 1;
+        let base = self.promised;
+        self.promised = base + 2 * n as usize;
+        let result = visitor.visit_map(&mut Entries { de: self, base });
+        // Entries whose key was not read.
+        let left = (self.promised - base) / 2;
+        self.leave(base);
         if left > 0 {
-            self.left_over(left, &mut result);
+            return Err(self.left_over(left, result));
         }
         result
     }
@@ -1340,9 +1486,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Token::String(s) => visitor.visit_enum(s.into_deserializer()),
             Token::Map(1) => {
                 self.enter()?;
-                let v = visitor.visit_enum(VariantAccess { de: self })?;
-                self.depth -= 1;
-                Ok(v)
+                let base = self.promised;
+                let result = visitor.visit_enum(VariantAccess { de: self });
+                self.leave(base);
+                result
             }
             _ => Err(self.data_error("expected an enum: a string or a map of one entry")),
         }
@@ -1363,6 +1510,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 /// [`Deserializer::seq`]; it changes the type, not what it does.
 struct Items<'a, 'de, const FAST: bool> {
     de: &'a mut Deserializer<'de>,
+    /// `Deserializer::promised` when the container was opened.
+    base: usize,
     /// The structure's tag plus `TAG` until it is read, else 0.
     tag: usize,
 }
@@ -1375,15 +1524,19 @@ impl<'de, const FAST: bool> de::SeqAccess<'de> for Items<'_, 'de, FAST> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        if self.de.left == 0 {
-            return Ok(None);
-        }
-        self.de.left -= 1;
         if self.tag != 0 {
+            // A structure's tag, counted in `promised` (so at least one item is left):
+            // nothing is read, and the count written here is written again by the next
+            // item before anything reads it.
             let tag = self.tag as u8;
             self.tag = 0;
+            self.de.promised -= 1;
             return seed.deserialize(tag.into_deserializer()).map(Some);
         }
+        if self.de.promised == self.base {
+            return Ok(None);
+        }
+        self.de.promised -= 1;
         seed.deserialize(&mut *self.de).map(Some)
     }
 
@@ -1395,25 +1548,16 @@ impl<'de, const FAST: bool> de::SeqAccess<'de> for Items<'_, 'de, FAST> {
     fn size_hint(&self) -> Option<usize> {
         // Bounded by the input, so nested claims cannot multiply pre-allocation.
         let tag = usize::from(self.tag != 0);
-        let fields = u32::try_from(self.de.left - tag).unwrap_or(u32::MAX);
-        Some(self.de.reader.capacity_beside(fields, 1, self.de.others) + tag)
+        let fields = u32::try_from(self.de.promised - self.base - tag).unwrap_or(u32::MAX);
+        Some(self.de.reader.capacity_beside(fields, 1, self.base as u64) + tag)
     }
 }
 
 /// Entries of a map; keys must be strings.
 struct Entries<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    left: usize,
-}
-
-impl<'de> Entries<'_, 'de> {
-    fn string_key(&mut self) -> Result<&'de str, Error> {
-        let start = self.de.reader.pos();
-        match self.de.next()? {
-            Token::String(s) => Ok(s),
-            _ => Err(crate::Error::new(ErrorKind::NonStringKey, start, "a string map key").into()),
-        }
-    }
+    /// `Deserializer::promised` when the map was opened.
+    base: usize,
 }
 
 impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
@@ -1423,25 +1567,25 @@ impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        if self.left == 0 {
+        if self.de.promised == self.base {
             return Ok(None);
         }
-        self.left -= 1;
-        let key = self.string_key()?;
+        // The entry is taken as a whole here: while its value is read, only the
+        // entries after it stay promised (a container in the value leaves them aside
+        // in its size hint).
+        self.de.promised -= 2;
+        let key = self.de.string_key()?;
         seed.deserialize(de::value::BorrowedStrDeserializer::new(key))
             .map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        // The entries after this one, as slots promised to them (a container in the
-        // value leaves them aside in its size hint).
-        self.de.left = self.left.saturating_mul(2);
         seed.deserialize(&mut *self.de)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        let entries = u32::try_from(self.left).unwrap_or(u32::MAX);
-        Some(self.de.reader.capacity_beside(entries, 2, self.de.others))
+        let entries = u32::try_from((self.de.promised - self.base) / 2).unwrap_or(u32::MAX);
+        Some(self.de.reader.capacity_beside(entries, 2, self.base as u64))
     }
 }
 
@@ -1455,11 +1599,7 @@ impl<'de> de::EnumAccess<'de> for VariantAccess<'_, 'de> {
     type Variant = Self;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
-        let key = Entries {
-            de: &mut *self.de,
-            left: 1,
-        }
-        .string_key()?;
+        let key = self.de.string_key()?;
         let v = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(key))?;
         Ok((v, self))
     }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use packstream::serde::Error;
+use packstream::serde::{Error, ErrorDetail};
 use packstream::{from_slice, to_vec, ErrorKind, Value};
 use serde::{Deserialize, Serialize};
 
@@ -138,7 +138,10 @@ fn tuples_options_unit_and_maps() {
 #[test]
 fn integers_are_range_checked_and_floats_accept_integers() {
     assert_eq!(from_slice::<u8>(&[0x7F]).expect("fits"), 127);
-    assert!(matches!(from_slice::<u8>(&[0xFF]), Err(Error::Data { .. })));
+    assert!(matches!(
+        from_slice::<u8>(&[0xFF]).map_err(Error::into_detail),
+        Err(ErrorDetail::Data { .. })
+    ));
     assert!(to_vec(&u64::MAX).is_err());
     assert_eq!(
         to_vec(&(i64::MAX as u64)).expect("fits"),
@@ -153,7 +156,7 @@ fn map_keys_must_be_strings() {
     assert!(to_vec(&m).is_err());
     let err = from_slice::<BTreeMap<String, i32>>(&[0xA1, 0x01, 0x02]).expect_err("int key");
     assert!(
-        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::NonStringKey && e.offset() == 1)
+        matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::NonStringKey && e.offset() == 1)
     );
 }
 
@@ -183,13 +186,13 @@ fn errors_carry_offsets() {
     // Truncated input is a decode error with its kind.
     let err = from_slice::<S>(&bytes[..5]).expect_err("truncated");
     assert!(
-        matches!(err, Error::Decode(e) if e.is_incomplete()),
+        matches!(err.detail(), ErrorDetail::Decode(e) if e.is_incomplete()),
         "{err}"
     );
     // Trailing bytes.
     let err = from_slice::<i64>(&[0x01, 0x02]).expect_err("trailing");
     assert!(
-        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::TrailingBytes && e.offset() == 1)
+        matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::TrailingBytes && e.offset() == 1)
     );
     // Extra list items beyond a tuple.
     assert!(from_slice::<(i64,)>(&[0x92, 0x01, 0x02]).is_err());
@@ -207,7 +210,7 @@ fn deep_nesting_is_a_clean_error() {
     assert!(err.offset().is_some());
     let err = from_slice::<serde_json::Value>(&deep).expect_err("too deep");
     assert!(
-        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::LimitExceeded),
+        matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::LimitExceeded),
         "{err}"
     );
     // Skipping is iterative and bounded by the input.
@@ -271,7 +274,7 @@ fn a_reused_deserializer_decodes_each_message_as_from_slice_does() {
         .decode_exact::<Vec<i64>>(&five)
         .expect_err("over the limit");
     assert!(
-        matches!(err, Error::Decode(e) if e.kind() == ErrorKind::LimitExceeded && e.offset() == 0),
+        matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::LimitExceeded && e.offset() == 0),
         "{err}"
     );
     let all: Vec<u8> = messages[..2].concat();
@@ -303,14 +306,14 @@ fn next_value_reads_a_stream_with_offsets_from_its_start() {
     assert_eq!(de.next_value::<i64>(), Ok(1));
     assert_eq!(de.next_value::<String>().as_deref(), Ok("x"));
     let err = de.next_value::<S>().expect_err("no field a");
-    assert!(matches!(err, Error::Data { .. }), "{err}");
+    assert!(matches!(err.detail(), ErrorDetail::Data { .. }), "{err}");
     assert_eq!(err.offset(), Some(6), "{err}");
     // At the end of the input: an incomplete value, at the end.
     let mut de = Deserializer::new(&bytes[..1]);
     assert_eq!(de.next_value::<i64>(), Ok(1));
     let err = de.next_value::<i64>().expect_err("nothing left");
     assert!(
-        matches!(err, Error::Decode(e) if e.is_incomplete() && e.offset() == 1),
+        matches!(err.detail(), ErrorDetail::Decode(e) if e.is_incomplete() && e.offset() == 1),
         "{err}"
     );
 }
@@ -513,7 +516,7 @@ fn typed_reads_fail_as_the_generic_path_does_on_every_truncation_and_limit() {
             let generic = packstream::from_slice_with::<serde_json::Value>(part, opts).map(|_| ());
             assert_eq!(typed, generic, "{end} bytes, {:?}", opts.limits);
             if let Err(e) = typed {
-                assert!(matches!(e, Error::Decode(_)), "{e}");
+                assert!(matches!(e.detail(), ErrorDetail::Decode(_)), "{e}");
                 failures += 1;
             }
         }
@@ -553,9 +556,12 @@ fn typed_strings_of_every_length_read_as_from_utf8_does() {
                 vec![0xD0, len as u8]
             };
             string.extend(text);
-            for before in [0usize, 1, 20] {
-                // [[1, 1, ...], string]: `before` bytes of integers ahead of it.
-                let mut bytes = vec![0x92];
+            for (before, after) in [(0usize, 0usize), (1, 0), (20, 0), (0, 17), (20, 17)] {
+                // [[1, 1, ...], string] or [[1, 1, ...], string, 1, [1, 1, ...]]:
+                // `before` bytes of integers ahead of it, `after` bytes behind it (so
+                // that it is read as the word that starts with it, or as the one that
+                // ends with it), the first of them ASCII.
+                let mut bytes = vec![if after == 0 { 0x92 } else { 0x94 }];
                 if before < 16 {
                     bytes.push(0x90 | before as u8);
                 } else {
@@ -564,7 +570,13 @@ fn typed_strings_of_every_length_read_as_from_utf8_does() {
                 bytes.extend(std::iter::repeat_n(0x01, before));
                 let ahead = bytes.len();
                 bytes.extend(&string);
-                let typed = from_slice::<(Vec<i64>, &str)>(&bytes);
+                let typed = if after == 0 {
+                    from_slice::<(Vec<i64>, &str)>(&bytes)
+                } else {
+                    bytes.extend([0x01, 0xD4, after as u8 - 3]);
+                    bytes.extend(std::iter::repeat_n(0x01, after - 3));
+                    from_slice::<(Vec<i64>, &str, i64, Vec<i64>)>(&bytes).map(|(a, s, ..)| (a, s))
+                };
                 let alone = from_slice::<&str>(&string);
                 match ValueRef::decode_exact(&string) {
                     Ok(ValueRef::String(s)) => {
@@ -573,8 +585,8 @@ fn typed_strings_of_every_length_read_as_from_utf8_does() {
                     }
                     Err(e) => {
                         assert_eq!(e.kind(), ErrorKind::InvalidUtf8);
-                        assert_eq!(alone, Err(Error::Decode(e)), "{text:02X?}");
-                        let shifted = Error::Decode(e.shifted(ahead));
+                        assert_eq!(alone, Err(Error::from(e)), "{text:02X?}");
+                        let shifted = Error::from(e.shifted(ahead));
                         assert_eq!(typed.map(drop), Err(shifted), "{text:02X?} after {before}");
                     }
                     Ok(other) => panic!("{other:?}"),
@@ -583,5 +595,207 @@ fn typed_strings_of_every_length_read_as_from_utf8_does() {
             }
         }
     }
-    assert_eq!(cases, 3 * (41 + 41 * 40 / 2 + 40 * 39 / 2));
+    assert_eq!(cases, 5 * (41 + 41 * 40 / 2 + 40 * 39 / 2));
+}
+
+/// A container whose items the target type does not all take is a data error that
+/// counts the items (for a map, the entries whose key was not read) and points at the
+/// last token read, for lists, structures and maps, nested or not, with `from_slice`
+/// and with a reused deserializer (whose previous value failed two containers deep).
+/// Pins the count that the deserializer keeps for every open container at once.
+#[test]
+fn items_the_target_type_leaves_are_counted_per_container() {
+    use serde::de::{IgnoredAny, MapAccess, Visitor};
+
+    /// Reads the first `N` keys of a map, and the values of the first `V` of them.
+    struct FirstEntries<const N: usize, const V: usize>;
+
+    impl<'de, const N: usize, const V: usize> Deserialize<'de> for FirstEntries<N, V> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_map(FirstEntries)
+        }
+    }
+
+    impl<'de, const N: usize, const V: usize> Visitor<'de> for FirstEntries<N, V> {
+        type Value = Self;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+            for i in 0..N {
+                map.next_key::<&str>()?.expect("a key");
+                if i < V {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(FirstEntries)
+        }
+    }
+
+    fn check<'a, T: Deserialize<'a>>(bytes: &'a [u8], expected: Option<&str>) {
+        let alone = from_slice::<T>(bytes).map(drop);
+        let mut de = packstream::serde::Deserializer::new(&[]);
+        let failed = de.decode_exact::<Vec<Vec<i64>>>(&[0x92, 0x92, 0x01, 0x02, 0x81]);
+        assert!(failed.is_err());
+        let reused = de.decode_exact::<T>(bytes).map(drop);
+        assert_eq!(alone, reused, "{bytes:02X?}");
+        match expected {
+            None => assert_eq!(alone, Ok(()), "{bytes:02X?}"),
+            Some(text) => {
+                let err = alone.expect_err(text);
+                assert!(matches!(err.detail(), ErrorDetail::Data { .. }), "{err}");
+                assert_eq!(err.kind(), "type_mismatch");
+                assert_eq!(err.to_string(), text, "{bytes:02X?}");
+            }
+        }
+    }
+
+    // [1, 2, 3] into one and two items, and all three.
+    let list = [0x93, 0x01, 0x02, 0x03];
+    check::<(i64,)>(
+        &list,
+        Some("2 more items than the target type takes at byte 1"),
+    );
+    check::<(i64, i64)>(
+        &list,
+        Some("1 more items than the target type takes at byte 2"),
+    );
+    check::<(i64, i64, i64)>(&list, None);
+    // A RECORD-shaped structure: the tag, then a list of two fields of which one is read.
+    let record = [0xB1, 0x71, 0x92, 0x01, 0x81, b'a'];
+    check::<(u8, (i64,))>(
+        &record,
+        Some("1 more items than the target type takes at byte 3"),
+    );
+    check::<(u8,)>(
+        &record,
+        Some("1 more items than the target type takes at byte 0"),
+    );
+    check::<(u8, (i64, &str))>(&record, None);
+    // The inner list is complete; the outer one has one more.
+    let nested = [0x93, 0x92, 0x01, 0x02, 0x03, 0x04];
+    check::<((i64, i64),)>(
+        &nested,
+        Some("2 more items than the target type takes at byte 3"),
+    );
+    check::<((i64, i64), i64)>(
+        &nested,
+        Some("1 more items than the target type takes at byte 4"),
+    );
+    // {"a": 1, "b": 2, "c": 3}: entries left whole, or with the key read alone.
+    let map = [0xA3, 0x81, b'a', 0x01, 0x81, b'b', 0x02, 0x81, b'c', 0x03];
+    check::<FirstEntries<1, 1>>(
+        &map,
+        Some("2 more items than the target type takes at byte 3"),
+    );
+    check::<FirstEntries<2, 1>>(
+        &map,
+        Some("1 more items than the target type takes at byte 4"),
+    );
+    check::<FirstEntries<3, 3>>(&map, None);
+    // A map inside a list: the list's count is intact after the map.
+    let mut in_list = vec![0x92];
+    in_list.extend(map);
+    in_list.push(0x07);
+    check::<(FirstEntries<3, 3>, i64)>(&in_list, None);
+    check::<(FirstEntries<3, 3>,)>(
+        &in_list,
+        Some("1 more items than the target type takes at byte 10"),
+    );
+}
+
+/// The serde error is one pointer, so that a `Result` of a scalar or a `&str` is two
+/// registers wide on the typed decoding path (it was five words: every result went
+/// through memory).
+#[test]
+fn the_serde_error_is_one_pointer_wide() {
+    use std::mem::size_of;
+    assert_eq!(size_of::<Error>(), size_of::<usize>());
+    assert_eq!(size_of::<Option<Error>>(), size_of::<usize>());
+    assert_eq!(size_of::<Result<&str, Error>>(), 2 * size_of::<usize>());
+    assert_eq!(size_of::<Result<i64, Error>>(), 2 * size_of::<usize>());
+}
+
+/// Integers of every size and sign read into `i64` as the tokenizer reads them, with 0
+/// to 9 bytes after them (the typed read takes the eight bytes after the marker as one
+/// word when they are there), and cut anywhere with the generic path's error.
+#[test]
+fn typed_integers_of_every_size_read_as_the_tokenizer_does_wherever_they_end() {
+    use packstream::ValueRef;
+
+    let values = [
+        0,
+        1,
+        -1,
+        -16,
+        -17,
+        127,
+        128,
+        -128,
+        -129,
+        0x1234,
+        -0x1234,
+        i64::from(i16::MAX),
+        i64::from(i16::MAX) + 1,
+        i64::from(i16::MIN),
+        i64::from(i16::MIN) - 1,
+        0x1234_5678,
+        -0x1234_5678,
+        i64::from(i32::MAX),
+        i64::from(i32::MAX) + 1,
+        i64::from(i32::MIN),
+        i64::from(i32::MIN) - 1,
+        0x0123_4567_89AB_CDEF,
+        -0x0123_4567_89AB_CDEF,
+        i64::MAX,
+        i64::MIN,
+    ];
+    let mut cases = 0;
+    for v in values {
+        let mut forms = vec![packstream::to_vec(&v).expect("encodes")];
+        // The wider forms of the same value too (PackStream allows them).
+        for (marker, width) in [(0xC8u8, 1usize), (0xC9, 2), (0xCA, 4), (0xCB, 8)] {
+            let shift = 64 - 8 * width as u32;
+            if (v << shift) >> shift == v {
+                let mut form = vec![marker];
+                form.extend(&v.to_be_bytes()[8 - width..]);
+                forms.push(form);
+            }
+        }
+        for form in &forms {
+            assert_eq!(
+                ValueRef::decode_exact(form),
+                Ok(ValueRef::Int(v)),
+                "{form:02X?}"
+            );
+            for after in 0..=9usize {
+                // [v, "..."]: `after` bytes behind the integer (a string of after - 1).
+                let mut bytes = vec![if after == 0 { 0x91 } else { 0x92 }];
+                bytes.extend(form);
+                if after > 0 {
+                    bytes.push(0x80 | (after - 1) as u8);
+                    bytes.extend(std::iter::repeat_n(b'x', after - 1));
+                }
+                let typed = if after == 0 {
+                    from_slice::<(i64,)>(&bytes).map(|t| t.0)
+                } else {
+                    from_slice::<(i64, &str)>(&bytes).map(|t| t.0)
+                };
+                assert_eq!(typed, Ok(v), "{bytes:02X?}");
+                // Every cut: the generic path's error.
+                for end in 0..bytes.len() {
+                    let part = &bytes[..end];
+                    let typed = if after == 0 {
+                        from_slice::<(i64,)>(part).map(drop)
+                    } else {
+                        from_slice::<(i64, &str)>(part).map(drop)
+                    };
+                    let generic = from_slice::<serde_json::Value>(part).map(drop);
+                    assert_eq!(typed, generic, "{part:02X?}");
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert!(cases > 500, "{cases}");
 }

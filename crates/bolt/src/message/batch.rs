@@ -523,8 +523,8 @@ mod tests {
         assert_eq!(rows[1], Ok(Row { id: 2, name: "b" }));
         assert_eq!(rows[2].as_ref().map_err(|e| e.offset()), Err(Some(4)));
         assert!(matches!(
-            &rows[3],
-            Err(packstream::serde::Error::Decode(e)) if e.kind() == ErrorKind::TrailingBytes && e.offset() == 6
+            rows[3].as_ref().map_err(packstream::serde::Error::detail),
+            Err(packstream::serde::ErrorDetail::Decode(e)) if e.kind() == ErrorKind::TrailingBytes && e.offset() == 6
         ));
         assert_eq!(rows[4], Ok(Row { id: 6, name: "f" }));
         // The same, one record at a time.
@@ -534,8 +534,10 @@ mod tests {
         // A built record has no bytes to read.
         let built = Record::new(vec![ValueRef::Int(1), ValueRef::String("a")]);
         assert!(matches!(
-            built.deserialize::<Row<'_>>(),
-            Err(packstream::serde::Error::Data { .. })
+            built
+                .deserialize::<Row<'_>>()
+                .map_err(packstream::serde::Error::into_detail),
+            Err(packstream::serde::ErrorDetail::Data { .. })
         ));
     }
 
