@@ -40,7 +40,7 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 	$(CARGO) clippy -p boltcodec-packstream --all-targets -- -D warnings
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet --workspace --exclude boltcodec-python \
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet --workspace \
 		--no-deps --document-private-items --all-features
 
 # Every crate built with the oldest Rust its Cargo.toml declares (rust-version: the

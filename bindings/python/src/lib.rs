@@ -13,6 +13,9 @@
 //! Every entry point catches panics (none are expected: the core crates never panic on
 //! input, and this crate avoids panicking APIs) and turns them into a `SystemError`, so no
 //! `PanicException` (a `BaseException`) can escape to the caller.
+// The crate is a Python extension: its only public item is the module function, so its
+// documentation is read with `--document-private-items`, where these links resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
