@@ -22,12 +22,14 @@ From that, for the read alone (the workload's stopwatch), one PULL batch at a ti
 Without ``--column``: the raw floor, the driver with boltcodec and (when
 ``.venv-rustext`` exists, ``--rustext`` to point elsewhere) the driver with rust-ext, in
 alternating rounds, each in its own process; prints a markdown table of each column's
-median read. ``--column`` traces one column in this process (``pure``, ``boltcodec`` and
-``floor`` with ``.venv``'s Python, ``rustext`` with ``.venv-rustext``'s) and prints its
-sums (``--json``: one JSON line; ``--batches``: every PULL batch too). The tracing costs
-a few microseconds per socket call: the drop-in and the floor make one to three
-thousand calls per read; the pure driver and rust-ext, which read each chunk header
-with a call of its own, many more, so their columns run slower traced than untraced.
+median read (``--update FILE``: also into FILE, between ``<!-- python-gaps:start -->``
+and ``<!-- python-gaps:end -->``). ``--column`` traces one column in this process
+(``pure``, ``boltcodec`` and ``floor`` with ``.venv``'s Python, ``rustext`` with
+``.venv-rustext``'s) and prints its sums (``--json``: one JSON line; ``--batches``:
+every PULL batch too). The tracing costs a few microseconds per socket call: the
+drop-in and the floor make one to three thousand calls per read; the pure driver and
+rust-ext, which read each chunk header with a call of its own, many more, so their
+columns run slower traced than untraced.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+START, END = "<!-- python-gaps:start -->", "<!-- python-gaps:end -->"
 WORKLOAD = ROOT / "scripts" / "demo_workload.py"
 
 #: The clock every event is stamped with (the kernel's receive stamps are wall time).
@@ -281,11 +284,22 @@ def rounds(args: argparse.Namespace) -> None:
                 f"server {res['server_s']:5.2f} s  idle gap {res['gap_s']:5.2f} s "
                 f"(full GC {res['gap_full_gc_s']:5.2f} s)  load {res['load']:.1f}\n"
             )
-    print(
+    text = (
         f"Median read of {args.rounds} alternating rounds per column (each in its own "
-        f"process, traced), load average {min(load):.1f}-{max(load):.1f}:\n"
+        f"process, traced), load average {min(load):.1f}-{max(load):.1f}:\n\n" + table(results)
     )
-    print(table(results))
+    print(text)
+    if args.update:
+        update(args.update, text)
+
+
+def update(path: Path, text: str) -> None:
+    """Put ``text`` between the markers in ``path`` (which must have them)."""
+    old = path.read_text(encoding="utf-8")
+    if START not in old or END not in old:
+        raise SystemExit(f"read_gaps: {path} has no {START} ... {END} markers")
+    head, rest = old.split(START, 1)
+    path.write_text(head + f"{START}\n{text}\n{END}" + rest.split(END, 1)[1], encoding="utf-8")
 
 
 def main() -> None:
@@ -297,6 +311,7 @@ def main() -> None:
     ap.add_argument("--scalars", type=int, default=0)
     ap.add_argument("--nodes", type=int, default=100_000)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--update", type=Path, help="write the table between the markers in FILE")
     ap.add_argument("--batches", action="store_true", help="also print every PULL batch")
     args = ap.parse_args()
     if args.column is None:

@@ -72,3 +72,13 @@ def test_a_made_up_read_is_split_into_server_work_and_idle_gaps(gaps) -> None:
     assert res["first_bytes_s"] == pytest.approx(0.005 + 0.005)
     assert res["bytes"] == 160
     assert [b["gap_ms"] for b in res["batches"]] == [32.0, 15.0]
+
+
+def test_update_replaces_only_what_is_between_the_markers(gaps, tmp_path) -> None:
+    f = tmp_path / "RESULTS.md"
+    f.write_text(f"head\n{gaps.START}\nold table\n{gaps.END}\ntail\n", encoding="utf-8")
+    gaps.update(f, "new table")
+    assert f.read_text(encoding="utf-8") == f"head\n{gaps.START}\nnew table\n{gaps.END}\ntail\n"
+    f.write_text("no markers\n", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        gaps.update(f, "new table")
