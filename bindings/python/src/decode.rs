@@ -94,7 +94,9 @@ fn key_hash(s: &[u8]) -> usize {
 impl KeyCache {
     #[inline]
     fn get<'py>(&mut self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        if key.len() > KEY_MAX {
+        if key.len() > KEY_MAX || key.len() == 1 {
+            // One-character keys are CPython's shared Latin-1 strings (see `new_str`),
+            // as the driver's own codec gives them; interning would make another object.
             return Ok(ffi::new_str(py, key)?.into_any());
         }
         if self.slots.is_empty() {

@@ -176,6 +176,16 @@ pub(crate) fn dict_set(
 #[inline]
 pub(crate) fn new_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyString>> {
     let len = s.len();
+    if len == 1 {
+        // CPython keeps one shared string per Latin-1 character; `bytes.decode` (the
+        // driver's pure-Python codec) hands those out, and so must we: a fresh object
+        // per one-character string costs an allocation, about 50 bytes kept and a cache
+        // miss whenever the collector walks a container holding it.
+        // SAFETY: PyUnicode_FromOrdinal accepts any code point up to 0x10FFFF (a byte of
+        // a one-byte UTF-8 string is below 0x80) and returns a new reference or NULL
+        // with an exception set.
+        return unsafe { owned(py, ffi::PyUnicode_FromOrdinal(i32::from(s.as_bytes()[0]))) };
+    }
     if len > 0 && s.is_ascii() {
         let n = ffi::Py_ssize_t::try_from(len)
             .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("string too large"))?;

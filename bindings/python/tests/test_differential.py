@@ -336,3 +336,35 @@ def test_random_numpy_pandas_inputs() -> None:
         expected = driver_pack(v1, value)
         assert _native.neo4j_pack_v1(value, hooks) == expected, f"seed {SEED} case {i}: {value!r}"
         assert boltcodec.packb(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("codec", "ours_unpack"),
+    [(v1, _native.neo4j_unpack_v1), (v2, _native.neo4j_unpack_v2)],
+    ids=["v1", "v2"],
+)
+def test_one_character_strings_were_fresh_objects_unlike_the_drivers(
+    codec: Any, ours_unpack: Any
+) -> None:
+    """A one-character string (value or map key) is CPython's shared Latin-1 string.
+
+    The driver's codec decodes with ``bytes.decode``, which hands out CPython's one
+    shared object per Latin-1 character; boltcodec made a new string for every ASCII one
+    (and interned one-character keys, another object again), which kept about 50 bytes
+    per string alive: 600,000 of them in the demo read, each walked by the collector.
+    """
+    for cp in range(256):
+        s = chr(cp)
+        data = driver_pack(codec, [s, {s: s}])
+        want, _ = driver_unpack(codec, data)
+        record = b"\xb1\x71" + data  # RECORD with this one field
+        framed = len(record).to_bytes(2, "big") + record + b"\x00\x00"
+        for got in (
+            want,  # the driver's own: what the others must give
+            ours_unpack(data, 0)[0],
+            boltcodec.unpackb(data),
+            boltcodec.Dechunker().feed_messages(framed)[0][1][0],
+        ):
+            assert got[0] is s, f"U+{cp:04X} as a value"
+            assert next(iter(got[1])) is s, f"U+{cp:04X} as a key"
+            assert got[1][s] is s, f"U+{cp:04X} as a map value"
