@@ -908,15 +908,26 @@ function decodeFrames (input, options, records) {
     // A failed call interned no keys (see NativeCodec#decodeFrames).
     if (tb.w[0] !== 0) throw streamError(codec)
     useReader(openTape(tb, codec.keys, conv, codec.native, null))
-    const n = tb.w[1]
-    const out = new Array(n)
-    for (let i = 0; i < n; i++) out[i] = (W[p] & 15) === T_ERROR ? readMessage() : readValue()
-    return out
+    return readMessages(tb.w[1])
   } finally {
     tb.busy = false
     tb.release()
     leave()
   }
+}
+
+/**
+ * The next `n` messages of the tape in the registers. The loops over a tape's messages
+ * are functions of their own, apart from the `try`/`finally` of the calls that run them:
+ * a long loop is compiled on the fly while it runs (on-stack replacement), before its
+ * caller's `finally` has ever run, so that code has no type feedback for the `finally`
+ * and was thrown away at its end on every call, which then finished unoptimised
+ * (regression: decode_frames_deoptimised_on_every_call).
+ */
+function readMessages (n) {
+  const out = new Array(n)
+  for (let i = 0; i < n; i++) out[i] = (W[p] & 15) === T_ERROR ? readMessage() : readValue()
+  return out
 }
 
 /**
@@ -942,22 +953,26 @@ function readTape (source, conv, call) {
   try {
     finishCall(source, tb, call(tb.buf))
     useReader(openTape(tb, source.keys, conv, source.native, null))
-    const n = tb.w[1]
-    const values = new Array(n)
-    const errors = []
-    for (let i = 0; i < n; i++) {
-      try {
-        values[i] = readMessageAndSkip()
-      } catch (e) {
-        errors.push([i, e])
-      }
-    }
-    return { values, errors }
+    return readEachMessage(tb.w[1])
   } finally {
     tb.busy = false
     tb.release()
     leave()
   }
+}
+
+/** `readTape`'s loop (apart from its `finally`: see `readMessages`). */
+function readEachMessage (n) {
+  const values = new Array(n)
+  const errors = []
+  for (let i = 0; i < n; i++) {
+    try {
+      values[i] = readMessageAndSkip()
+    } catch (e) {
+      errors.push([i, e])
+    }
+  }
+  return { values, errors }
 }
 
 /** How an asynchronous rebuild is sliced (changeable for tests). */
@@ -983,10 +998,7 @@ async function decodeFramesAsyncJs (input, options, records) {
     enter()
     try {
       useReader(r)
-      do {
-        const end = Math.min(n, i + asyncSlices.messages)
-        for (; i < end; i++) out[i] = readMessage()
-      } while (i < n && Date.now() < until)
+      i = readSlice(out, i, n, until)
     } finally {
       keepReader(r)
       leave()
@@ -994,6 +1006,19 @@ async function decodeFramesAsyncJs (input, options, records) {
     if (i < n) await new Promise(setImmediate)
   }
   return out
+}
+
+/**
+ * Rebuilds messages `i` … of `out` (the tape in the registers) until all `n` are out or
+ * the clock passes `until`; returns the next index. (Apart from its caller's `finally`:
+ * see `readMessages`.)
+ */
+function readSlice (out, i, n, until) {
+  do {
+    const end = Math.min(n, i + asyncSlices.messages)
+    for (; i < end; i++) out[i] = readMessage()
+  } while (i < n && Date.now() < until)
+  return i
 }
 
 /**
@@ -1138,11 +1163,12 @@ class StreamDecoder {
         C = conv
         intMode = conv.int
       }
-      for (let i = 0; i < n; i++) {
+      if (n === 1 && out === null) {
+        // (A connection's reads: one message at a time.)
         this.read++
-        if (out !== null) this.served++
         value = readMessageAndSkip()
-        if (out !== null) out[at + i] = value
+      } else {
+        value = rebuildMany(this, n, out, at)
       }
     } finally {
       keepReader(r)
@@ -1187,6 +1213,21 @@ class StreamDecoder {
     this.pending = []
     this.error = null
   }
+}
+
+/**
+ * `StreamDecoder#rebuild`'s loop over `n` messages (apart from its `finally`: see
+ * `readMessages`); returns the last value.
+ */
+function rebuildMany (d, n, out, at) {
+  let value
+  for (let i = 0; i < n; i++) {
+    d.read++
+    if (out !== null) d.served++
+    value = readMessageAndSkip()
+    if (out !== null) out[at + i] = value
+  }
+  return value
 }
 
 module.exports = {

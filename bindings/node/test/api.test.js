@@ -509,3 +509,28 @@ test('lists of scalars are flat on the tape (T_FLAT) and read back item for item
   throwsKind(() => d.next(), 'unexpected_end', 5)
   assert.deepEqual(d.next(), [2, 'r', 2.5])
 })
+
+// decodeFrames' loop used to be compiled on the fly (on-stack replacement) before its
+// `finally` had run; that code then had no type feedback for the `finally` and was
+// thrown away at the end of every call (one deoptimisation per call).
+test('decode_frames_deoptimised_on_every_call (long batches keep their optimised code)', () => {
+  const { spawnSync } = require('node:child_process')
+  const child = `
+    const bc = require(${JSON.stringify(require.resolve('..'))})
+    const rows = []
+    for (let i = 0; i < 10000; i++) rows.push(bc.packMessage(new bc.Structure(0x71, [[i, 'r' + i, i / 4, ['a', i % 7], { k: i }]])))
+    const wire = Buffer.concat(rows)
+    for (let k = 0; k < 3; k++) for (const s of [bc.decodeRecords, (b) => bc.decodeMessages(b), (b) => new bc.Dechunker({ records: true }).messages(b)]) s(wire)
+    let n = 0
+    for (let k = 0; k < 20; k++) n += bc.decodeRecords(wire).length + bc.decodeMessages(wire).length
+    const d = new bc.Dechunker({ records: true })
+    for (let k = 0; k < 20; k++) n += d.messages(wire).length
+    console.log('decoded', n)
+  `
+  const res = spawnSync(process.execPath, ['--trace-deopt', '--no-concurrent-recompilation', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  assert.equal(res.status, 0, res.stderr)
+  assert.match(res.stdout, /decoded 600000/)
+  const deopts = res.stdout.split('\n').filter((l) => /bailout \(kind/.test(l) && /JSFunction (decodeFrames|rebuild|readTape|readMessages|rebuildMany|readEachMessage) /.test(l))
+  // Each function may be thrown away once while its feedback settles, not once per call.
+  assert.ok(deopts.length <= 4, `${deopts.length} deoptimisations:\n${deopts.slice(0, 8).join('\n')}`)
+})
