@@ -103,7 +103,6 @@ function driverCore () {
  * @property {((signature: number, fields: unknown[]) => unknown) | null} hydrate
  * @property {((bytes: Uint8Array) => unknown) | null} uuid
  * @property {boolean} int8
- * @property {Function | null} intFn
  * @property {Function | null} Integer
  */
 
@@ -116,7 +115,6 @@ function makeConv (options) {
   const hydrate = o.hydrate
   const createUuid = o.createUuid
   let int = INT_NUMBER
-  let intFn = null
   let Integer = null
   switch (oint === undefined ? 'number' : oint) {
     case 'number': break
@@ -126,7 +124,6 @@ function makeConv (options) {
       // The drop-in passes the driver's own neo4j-driver-core (`driverCore`), so that
       // Integers are of the class the driver's release uses.
       const core = o.driverCore !== undefined ? o.driverCore : driverCore()
-      intFn = core.int
       Integer = core.Integer
       break
     }
@@ -141,13 +138,12 @@ function makeConv (options) {
     hydrate: typeof hydrate === 'function' ? hydrate : null,
     uuid: typeof createUuid === 'function' ? createUuid : null,
     int8: bytes === 'int8',
-    intFn,
     Integer
   }
 }
 
 /** @type {Conv} */
-const DEFAULT_CONV = { int: INT_NUMBER, hydrate: null, uuid: null, int8: false, intFn: null, Integer: null }
+const DEFAULT_CONV = { int: INT_NUMBER, hydrate: null, uuid: null, int8: false, Integer: null }
 
 const NATIVE_KEYS = ['uuid', 'legacyStructs', 'maxDepth', 'maxStringLen', 'maxBytesLen',
   'maxContainerLen', 'maxTotalElements', 'maxMessageSize', 'maxChunks']
@@ -292,8 +288,15 @@ function keepReader (r) {
   r.p = p; r.fp = fp; r.lp = lp; r.up = up; r.bp = bp
 }
 
+/**
+ * An integer of the tape's 28-bit range in the bigint or Integer mode. The Integer is
+ * built as `int64` builds one, as the driver's `int` (`Integer.fromNumber`) ends up
+ * building it: a new Integer of the low 32 bits and the sign as the high ones (its
+ * `fromNumber` negates a negative value's Integer through `not` and `add`, four objects
+ * for one).
+ */
 function smallInt (v) {
-  return intMode === INT_BIGINT ? BigInt(v) : C.intFn(v)
+  return intMode === INT_BIGINT ? BigInt(v) : new C.Integer(v, v >> 31)
 }
 
 function int64 (hi, lo) {

@@ -34,7 +34,7 @@ function rng (seed) {
 const record = (fields) => packMessage(new Structure(0x71, [fields]))
 
 test('integers in the three modes', () => {
-  const cases = [0n, -16n, 127n, -17n, 2n ** 27n - 1n, 2n ** 27n, -(2n ** 27n), -(2n ** 27n) - 1n, 2n ** 31n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)]
+  const cases = [0n, -1n, 1n, -16n, 127n, -17n, 2n ** 27n - 1n, 2n ** 27n, -(2n ** 27n), -(2n ** 27n) - 1n, 2n ** 31n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)]
   const { Integer } = require('neo4j-driver-core')
   for (const v of cases) {
     const bytes = pack(v)
@@ -45,6 +45,12 @@ test('integers in the three modes', () => {
     const i = unpack(bytes, { int: 'integer' })
     assert.ok(i instanceof Integer)
     assert.equal(i.toString(), v.toString())
+    // The driver's own Integer for the value, field for field (small ones are built
+    // directly, not through its int()).
+    const theirs = Integer.fromString(v.toString())
+    assert.deepStrictEqual(i, theirs, `Integer ${v}`)
+    assert.deepEqual(Reflect.ownKeys(i), Reflect.ownKeys(theirs))
+    if (v >= -(2n ** 27n) && v < 2n ** 27n) assert.deepStrictEqual(i, require('neo4j-driver-core').int(Number(v)))
     assert.equal(hexOf(pack(i)), hexOf(bytes), 'Integer packs like bigint')
   }
   assert.throws(() => pack(2n ** 63n), RangeError)
