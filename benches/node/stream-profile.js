@@ -8,7 +8,8 @@
 //
 //   node [--trace-deopt] [--cpu-prof] benches/node/stream-profile.js [--rows N] [--reads R] [--int integer|number|bigint]
 //
-// Prints the CPU time per read of N rows (R reads after one warm-up read).
+// Prints the CPU time per read of N rows (R reads after one warm-up read); with
+// STREAM_PROFILE_KEPT=1 and node --expose-gc, also the heap one read's result keeps per row.
 // Instruction counts of the reads alone (stable from run to run with node --predictable):
 //   valgrind --tool=callgrind --toggle-collect=Builtins_ArrayReduceRight node --predictable benches/node/stream-profile.js
 
@@ -96,6 +97,17 @@ const t0 = process.cpuUsage()
 // reads alone with valgrind --tool=callgrind --toggle-collect=Builtins_ArrayReduceRight.)
 new Array(READS).fill(0).reduceRight(() => read(), 0)
 const t = process.cpuUsage(t0)
+if (process.env.STREAM_PROFILE_KEPT && global.gc) {
+  // Heap the result of one read holds, per row (heap used after full collections with
+  // the records, less without them).
+  global.gc(); global.gc()
+  const withRecords = process.memoryUsage().heapUsed
+  kept = null
+  global.gc(); global.gc()
+  console.log(`kept per row: ${((withRecords - process.memoryUsage().heapUsed) / ROWS).toFixed(0)} B`)
+  kept = []
+  kept.length = ROWS
+}
 const st = dropIn.status()
 console.log(`stream-profile: neo4j-driver ${version}, ${MODE}, ${ROWS} rows x ${READS} reads: ` +
   `${((t.user + t.system) / 1000 / READS).toFixed(2)} ms CPU per read (records: ${st.records}; ` +

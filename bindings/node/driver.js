@@ -357,8 +357,10 @@ let installed = null
 /** What the last {@link install} call did, for {@link status}. */
 let lastStatus = { installed: false, level: 'off', version: null, reason: 'install() was not called', records: 'driver' }
 
-/** The structure kinds the drop-in built itself for the last transformer it probed. */
-/** The hydrator of the last connection whose transformer was checked (for status()). */
+/**
+ * The hydrator of the last connection whose transformer was checked: status() names the
+ * structure kinds it builds itself.
+ */
 let lastFast = null
 
 /**
