@@ -19,7 +19,7 @@ export function epochDayFromCivil(year: number, month: number, day: number): num
  * Makes the hydrator for one driver transformer (`hydrate`, the protocol's
  * `fromStructure`) and integer mode: each structure kind whose probe values the
  * transformer builds exactly as this module does is built here, every other kind by the
- * transformer. Each kind is probed when first needed (see `pending` below). Returns
+ * transformer. The zone-id kinds are probed when first needed (see `pending` below). Returns
  * `null` when this module builds no kind with this driver core (the caller then keeps
  * the driver's path for everything).
  *

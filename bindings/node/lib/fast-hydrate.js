@@ -592,7 +592,7 @@ function probes (core, I, sig) {
  * Makes the hydrator for one driver transformer (`hydrate`, the protocol's
  * `fromStructure`) and integer mode: each structure kind whose probe values the
  * transformer builds exactly as this module does is built here, every other kind by the
- * transformer. Each kind is probed when first needed (see `pending` below). Returns
+ * transformer. The zone-id kinds are probed when first needed (see `pending` below). Returns
  * `null` when this module builds no kind with this driver core (the caller then keeps
  * the driver's path for everything).
  *
@@ -615,11 +615,13 @@ function makeFastHydrate (core, Structure, hydrate, mode) {
   const { b, variants, I } = built
   const table = new Array(256).fill(undefined)
   /**
-   * Signatures with kinds not yet probed. Each is probed at the first structure of its
-   * signature (or when `kinds` is read), not when the connection starts: probing every
-   * kind took 2–6 ms per connection, and the first zone-id probe about 35 ms per process
-   * (`Intl`'s time-zone data loads then), for kinds most results never hold
-   * (regression: zone_probes_loaded_intl_for_every_process).
+   * Signatures with kinds not yet probed. The zone-id DateTimes are probed at the first
+   * structure of their signature (or when `kinds` is read), not when the connection
+   * starts: their probes made every process create its first `Intl` formatter, about
+   * 35 ms as `Intl`'s time-zone data loads, even when no result held a zone id
+   * (regression: zone_probes_loaded_intl_for_every_process). The other kinds are probed
+   * at once: probed lazily as well, they left the demo read's result 24 B per row larger
+   * (1,816 B against 1,792 B, benches/RESULTS.md).
    */
   const pending = new Array(256).fill(false)
   let waiting = 0
@@ -662,6 +664,8 @@ function makeFastHydrate (core, Structure, hydrate, mode) {
     }
     return undefined
   }
+  // Every kind but the zone-id ones now, before any real structure.
+  for (let sig = 0; sig < 256; sig++) if (pending[sig] && sig !== 0x66 && sig !== 0x69) probe(sig)
   return {
     /** The kinds built here (every kind probed first), by signature. */
     get kinds () {
