@@ -160,7 +160,8 @@ function unpackOptions (m, o) {
   // Structures the drop-in builds itself, exactly as this transformer would (checked on
   // probe values first; `null` keeps the driver's transformer for everything).
   const fast = o.fastHydrate === false || hydrate === identity ? null : makeFastHydrate(m.core, S, hydrate, int)
-  if (fast !== null) lastKinds = fast.kinds
+  // (Its kinds are probed when first needed; status() asks for all of them.)
+  if (fast !== null) lastFast = fast
   const fastHydrate = fast === null ? null : fast.hydrate
   // A RECORD message (and any structure of its signature) that the transformer hands back
   // as it is, checked on probes, is made here without the call.
@@ -356,8 +357,11 @@ let installed = null
 /** What the last {@link install} call did, for {@link status}. */
 let lastStatus = { installed: false, level: 'off', version: null, reason: 'install() was not called', records: 'driver' }
 
-/** The structure kinds the drop-in built itself for the last transformer it probed. */
-let lastKinds = []
+/**
+ * The hydrator of the last connection whose transformer was checked: status() names the
+ * structure kinds it builds itself.
+ */
+let lastFast = null
 
 /**
  * Checks that the driver's internals are the ones the drop-in replaces, by their
@@ -540,7 +544,7 @@ function install (options = {}) {
   }
 
   installed = { Packer, Unpacker, Dechunker, Observer, saved }
-  lastKinds = []
+  lastFast = null
   lastStatus = {
     installed: true,
     level: options.unpack !== false ? 'hydration' : 'codec',
@@ -588,7 +592,7 @@ function uninstall () {
  *   reason: string | null, records: string, hydrated: string[]}}
  */
 function status () {
-  return { ...lastStatus, hydrated: lastKinds.slice() }
+  return { ...lastStatus, hydrated: lastFast === null ? [] : lastFast.kinds }
 }
 
 /** @returns {boolean} whether {@link install} is in effect */

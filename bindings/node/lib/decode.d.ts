@@ -21,7 +21,6 @@ type Conv = {
     hydrate: ((signature: number, fields: unknown[]) => unknown) | null;
     uuid: ((bytes: Uint8Array) => unknown) | null;
     int8: boolean;
-    intFn: Function | null;
     Integer: Function | null;
 };
 /**
@@ -109,7 +108,6 @@ declare class StreamDecoder {
  * @property {((signature: number, fields: unknown[]) => unknown) | null} hydrate
  * @property {((bytes: Uint8Array) => unknown) | null} uuid
  * @property {boolean} int8
- * @property {Function | null} intFn
  * @property {Function | null} Integer
  */
 /** @returns {Conv} */

@@ -103,7 +103,6 @@ function driverCore () {
  * @property {((signature: number, fields: unknown[]) => unknown) | null} hydrate
  * @property {((bytes: Uint8Array) => unknown) | null} uuid
  * @property {boolean} int8
- * @property {Function | null} intFn
  * @property {Function | null} Integer
  */
 
@@ -116,7 +115,6 @@ function makeConv (options) {
   const hydrate = o.hydrate
   const createUuid = o.createUuid
   let int = INT_NUMBER
-  let intFn = null
   let Integer = null
   switch (oint === undefined ? 'number' : oint) {
     case 'number': break
@@ -126,7 +124,6 @@ function makeConv (options) {
       // The drop-in passes the driver's own neo4j-driver-core (`driverCore`), so that
       // Integers are of the class the driver's release uses.
       const core = o.driverCore !== undefined ? o.driverCore : driverCore()
-      intFn = core.int
       Integer = core.Integer
       break
     }
@@ -141,13 +138,12 @@ function makeConv (options) {
     hydrate: typeof hydrate === 'function' ? hydrate : null,
     uuid: typeof createUuid === 'function' ? createUuid : null,
     int8: bytes === 'int8',
-    intFn,
     Integer
   }
 }
 
 /** @type {Conv} */
-const DEFAULT_CONV = { int: INT_NUMBER, hydrate: null, uuid: null, int8: false, intFn: null, Integer: null }
+const DEFAULT_CONV = { int: INT_NUMBER, hydrate: null, uuid: null, int8: false, Integer: null }
 
 const NATIVE_KEYS = ['uuid', 'legacyStructs', 'maxDepth', 'maxStringLen', 'maxBytesLen',
   'maxContainerLen', 'maxTotalElements', 'maxMessageSize', 'maxChunks']
@@ -292,8 +288,15 @@ function keepReader (r) {
   r.p = p; r.fp = fp; r.lp = lp; r.up = up; r.bp = bp
 }
 
+/**
+ * An integer of the tape's 28-bit range in the bigint or Integer mode. The Integer is
+ * built as `int64` builds one, as the driver's `int` (`Integer.fromNumber`) ends up
+ * building it: a new Integer of the low 32 bits and the sign as the high ones (its
+ * `fromNumber` negates a negative value's Integer through `not` and `add`, four objects
+ * for one).
+ */
 function smallInt (v) {
-  return intMode === INT_BIGINT ? BigInt(v) : C.intFn(v)
+  return intMode === INT_BIGINT ? BigInt(v) : new C.Integer(v, v >> 31)
 }
 
 function int64 (hi, lo) {
@@ -908,15 +911,26 @@ function decodeFrames (input, options, records) {
     // A failed call interned no keys (see NativeCodec#decodeFrames).
     if (tb.w[0] !== 0) throw streamError(codec)
     useReader(openTape(tb, codec.keys, conv, codec.native, null))
-    const n = tb.w[1]
-    const out = new Array(n)
-    for (let i = 0; i < n; i++) out[i] = (W[p] & 15) === T_ERROR ? readMessage() : readValue()
-    return out
+    return readMessages(tb.w[1])
   } finally {
     tb.busy = false
     tb.release()
     leave()
   }
+}
+
+/**
+ * The next `n` messages of the tape in the registers. The loops over a tape's messages
+ * are functions of their own, apart from the `try`/`finally` of the calls that run them:
+ * a long loop is compiled on the fly while it runs (on-stack replacement), before its
+ * caller's `finally` has ever run, so that code has no type feedback for the `finally`
+ * and was thrown away at its end on every call, which then finished unoptimised
+ * (regression: decode_frames_deoptimised_on_every_call).
+ */
+function readMessages (n) {
+  const out = new Array(n)
+  for (let i = 0; i < n; i++) out[i] = (W[p] & 15) === T_ERROR ? readMessage() : readValue()
+  return out
 }
 
 /**
@@ -942,22 +956,26 @@ function readTape (source, conv, call) {
   try {
     finishCall(source, tb, call(tb.buf))
     useReader(openTape(tb, source.keys, conv, source.native, null))
-    const n = tb.w[1]
-    const values = new Array(n)
-    const errors = []
-    for (let i = 0; i < n; i++) {
-      try {
-        values[i] = readMessageAndSkip()
-      } catch (e) {
-        errors.push([i, e])
-      }
-    }
-    return { values, errors }
+    return readEachMessage(tb.w[1])
   } finally {
     tb.busy = false
     tb.release()
     leave()
   }
+}
+
+/** `readTape`'s loop (apart from its `finally`: see `readMessages`). */
+function readEachMessage (n) {
+  const values = new Array(n)
+  const errors = []
+  for (let i = 0; i < n; i++) {
+    try {
+      values[i] = readMessageAndSkip()
+    } catch (e) {
+      errors.push([i, e])
+    }
+  }
+  return { values, errors }
 }
 
 /** How an asynchronous rebuild is sliced (changeable for tests). */
@@ -983,10 +1001,7 @@ async function decodeFramesAsyncJs (input, options, records) {
     enter()
     try {
       useReader(r)
-      do {
-        const end = Math.min(n, i + asyncSlices.messages)
-        for (; i < end; i++) out[i] = readMessage()
-      } while (i < n && Date.now() < until)
+      i = readSlice(out, i, n, until)
     } finally {
       keepReader(r)
       leave()
@@ -994,6 +1009,19 @@ async function decodeFramesAsyncJs (input, options, records) {
     if (i < n) await new Promise(setImmediate)
   }
   return out
+}
+
+/**
+ * Rebuilds messages `i` … of `out` (the tape in the registers) until all `n` are out or
+ * the clock passes `until`; returns the next index. (Apart from its caller's `finally`:
+ * see `readMessages`.)
+ */
+function readSlice (out, i, n, until) {
+  do {
+    const end = Math.min(n, i + asyncSlices.messages)
+    for (; i < end; i++) out[i] = readMessage()
+  } while (i < n && Date.now() < until)
+  return i
 }
 
 /**
@@ -1138,11 +1166,12 @@ class StreamDecoder {
         C = conv
         intMode = conv.int
       }
-      for (let i = 0; i < n; i++) {
+      if (n === 1 && out === null) {
+        // (A connection's reads: one message at a time.)
         this.read++
-        if (out !== null) this.served++
         value = readMessageAndSkip()
-        if (out !== null) out[at + i] = value
+      } else {
+        value = rebuildMany(this, n, out, at)
       }
     } finally {
       keepReader(r)
@@ -1187,6 +1216,21 @@ class StreamDecoder {
     this.pending = []
     this.error = null
   }
+}
+
+/**
+ * `StreamDecoder#rebuild`'s loop over `n` messages (apart from its `finally`: see
+ * `readMessages`); returns the last value.
+ */
+function rebuildMany (d, n, out, at) {
+  let value
+  for (let i = 0; i < n; i++) {
+    d.read++
+    if (out !== null) d.served++
+    value = readMessageAndSkip()
+    if (out !== null) out[at + i] = value
+  }
+  return value
 }
 
 module.exports = {

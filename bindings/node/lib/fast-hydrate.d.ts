@@ -19,8 +19,9 @@ export function epochDayFromCivil(year: number, month: number, day: number): num
  * Makes the hydrator for one driver transformer (`hydrate`, the protocol's
  * `fromStructure`) and integer mode: each structure kind whose probe values the
  * transformer builds exactly as this module does is built here, every other kind by the
- * transformer. Returns `null` when no kind qualifies (the caller then keeps the driver's
- * path for everything).
+ * transformer. The zone-id kinds are probed when first needed (see `pending` below). Returns
+ * `null` when this module builds no kind with this driver core (the caller then keeps
+ * the driver's path for everything).
  *
  * @param {any} core `neo4j-driver-core`
  * @param {any} Structure the driver's Structure class
@@ -28,7 +29,7 @@ export function epochDayFromCivil(year: number, month: number, day: number): num
  * @param {'integer' | 'number' | 'bigint'} mode the unpacker's integer mode
  * @returns {{hydrate: (signature: number, fields: unknown[]) => unknown, kinds: string[]} | null}
  *   `hydrate` returns the hydrated value, or `undefined` when the driver must do it;
- *   `kinds` names the kinds built here
+ *   `kinds` names the kinds built here (reading it probes the kinds not probed yet)
  */
 export function makeFastHydrate(core: any, Structure: any, hydrate: (s: unknown) => unknown, mode: "integer" | "number" | "bigint"): {
     hydrate: (signature: number, fields: unknown[]) => unknown;

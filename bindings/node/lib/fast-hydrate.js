@@ -543,45 +543,48 @@ function makeBuilders (core, mode) {
 }
 
 /**
- * Probe fields for each signature, in the mode's integer type (`I`): typical values and
+ * Probe fields for signature `sig`, in the mode's integer type (`I`): typical values and
  * the edges of each kind's arithmetic (negative seconds, the last nanosecond of a day,
- * the ends of a DST change). Each call makes fresh arrays.
+ * the ends of a DST change). Each call makes fresh arrays (only the signature's).
+ *
+ * @returns {unknown[][] | undefined}
  */
-function probes (core, I, mode) {
+function probes (core, I, sig) {
   const int = I
   const node = (id) => new core.Node(int(id), ['L'], { id: int(id) }, `e${id}`)
   const unbound = (id) => new core.UnboundRelationship(int(id), 'T', { w: 1.5 }, `r${id}`)
   const berlinSpring = 1711846800 // 2024-03-31T01:00:00Z, Europe/Berlin springs forward
-  return {
-    0x44: [[int(0)], [int(-1)], [int(59)], [int(11016)], [int(-719528)], [int(2932896)]],
-    0x74: [[int(0)], [int(86399999999999)], [int(45296000000789)]],
-    0x54: [[int(0), int(0)], [int(86399999999999), int(-3600)], [int(45296000000789), int(50400)]],
-    0x64: [[int(0), int(0)], [int(-1), int(999999999)], [int(1700000000), int(123)], [int(-62135596800), int(1)]],
-    0x46: [[int(0), int(0), int(3600)], [int(-1), int(5), int(-7200)], [int(1700000000), int(123), int(0)]],
-    0x66: [[int(0), int(0), 'Europe/Berlin'], [int(-86401), int(7), 'UTC'], [int(1700000000), int(1), 'America/New_York']],
-    0x49: [[int(0), int(0), int(3600)], [int(-1), int(5), int(-7200)], [int(1700000000), int(123), int(19800)]],
-    0x69: [[int(0), int(0), 'Europe/Berlin'], [int(berlinSpring - 1), int(9), 'Europe/Berlin'],
+  switch (sig) {
+    case 0x44: return [[int(0)], [int(-1)], [int(59)], [int(11016)], [int(-719528)], [int(2932896)]]
+    case 0x74: return [[int(0)], [int(86399999999999)], [int(45296000000789)]]
+    case 0x54: return [[int(0), int(0)], [int(86399999999999), int(-3600)], [int(45296000000789), int(50400)]]
+    case 0x64: return [[int(0), int(0)], [int(-1), int(999999999)], [int(1700000000), int(123)], [int(-62135596800), int(1)]]
+    case 0x46: return [[int(0), int(0), int(3600)], [int(-1), int(5), int(-7200)], [int(1700000000), int(123), int(0)]]
+    case 0x66: return [[int(0), int(0), 'Europe/Berlin'], [int(-86401), int(7), 'UTC'], [int(1700000000), int(1), 'America/New_York']]
+    case 0x49: return [[int(0), int(0), int(3600)], [int(-1), int(5), int(-7200)], [int(1700000000), int(123), int(19800)]]
+    case 0x69: return [[int(0), int(0), 'Europe/Berlin'], [int(berlinSpring - 1), int(9), 'Europe/Berlin'],
       [int(berlinSpring), int(0), 'Europe/Berlin'], [int(1700000000), int(123), 'Asia/Kolkata'],
-      [int(-1), int(999999999), 'America/New_York'], [int(1700000000), int(0), 'UTC']],
-    0x45: [[int(14), int(3), int(5), int(1)], [int(-1), int(0), int(-5), int(-1500000000)], [int(0), int(0), int(0), int(999999999)]],
-    0x58: [[int(7203), 1.5, -2.25], [int(4326), 0, 1e300]],
-    0x59: [[int(9157), 1.5, -2.25, 3], [int(4979), 0, 0, -0.5]],
-    0x4e: [[int(1), ['A', 'B'], { p: int(1) }], [int(2), [], {}, 'n2']],
-    0x52: [[int(1), int(2), int(3), 'T', { w: 1 }], [int(4), int(5), int(6), 'R', {}, 'r4', 's5', 'e6']],
-    0x72: [[int(1), 'T', {}], [int(2), 'U', { a: 'b' }, 'u2']],
-    0x50: [
+      [int(-1), int(999999999), 'America/New_York'], [int(1700000000), int(0), 'UTC']]
+    case 0x45: return [[int(14), int(3), int(5), int(1)], [int(-1), int(0), int(-5), int(-1500000000)], [int(0), int(0), int(0), int(999999999)]]
+    case 0x58: return [[int(7203), 1.5, -2.25], [int(4326), 0, 1e300]]
+    case 0x59: return [[int(9157), 1.5, -2.25, 3], [int(4979), 0, 0, -0.5]]
+    case 0x4e: return [[int(1), ['A', 'B'], { p: int(1) }], [int(2), [], {}, 'n2']]
+    case 0x52: return [[int(1), int(2), int(3), 'T', { w: 1 }], [int(4), int(5), int(6), 'R', {}, 'r4', 's5', 'e6']]
+    case 0x72: return [[int(1), 'T', {}], [int(2), 'U', { a: 'b' }, 'u2']]
+    case 0x50: return [
       [[node(1), node(2), node(3)], [unbound(10), unbound(11)], [int(1), int(1), int(-2), int(2)]],
       [[node(1)], [], []]
-    ],
-    0x56: [
+    ]
+    case 0x56: return [
       [Int8Array.of(0xc8 - 256), Int8Array.of(1, -2, 3)],
       [Int8Array.of(0xc9 - 256), Int8Array.of(1, 2, -1, -2)],
       [Int8Array.of(0xca - 256), Int8Array.of(0, 0, 1, 2)],
       [Int8Array.of(0xcb - 256), Int8Array.of(-128, 0, 0, 0, 0, 0, 0, 1)],
       [Int8Array.of(0xc6 - 256), Int8Array.of(63, -64, 0, 0)],
       [Int8Array.of(0xc1 - 256), Int8Array.of(64, 9, 33, -5, 84, 68, 45, 24)]
-    ],
-    0x3f: [['Thing', int(6), int(2), { message: 'needs 6.2' }], ['X', int(9), int(0), {}]]
+    ]
+    case 0x3f: return [['Thing', int(6), int(2), { message: 'needs 6.2' }], ['X', int(9), int(0), {}]]
+    default: return undefined
   }
 }
 
@@ -589,8 +592,9 @@ function probes (core, I, mode) {
  * Makes the hydrator for one driver transformer (`hydrate`, the protocol's
  * `fromStructure`) and integer mode: each structure kind whose probe values the
  * transformer builds exactly as this module does is built here, every other kind by the
- * transformer. Returns `null` when no kind qualifies (the caller then keeps the driver's
- * path for everything).
+ * transformer. The zone-id kinds are probed when first needed (see `pending` below). Returns
+ * `null` when this module builds no kind with this driver core (the caller then keeps
+ * the driver's path for everything).
  *
  * @param {any} core `neo4j-driver-core`
  * @param {any} Structure the driver's Structure class
@@ -598,7 +602,7 @@ function probes (core, I, mode) {
  * @param {'integer' | 'number' | 'bigint'} mode the unpacker's integer mode
  * @returns {{hydrate: (signature: number, fields: unknown[]) => unknown, kinds: string[]} | null}
  *   `hydrate` returns the hydrated value, or `undefined` when the driver must do it;
- *   `kinds` names the kinds built here
+ *   `kinds` names the kinds built here (reading it probes the kinds not probed yet)
  */
 function makeFastHydrate (core, Structure, hydrate, mode) {
   if (typeof core.int !== 'function' || typeof core.Integer !== 'function') return null
@@ -610,14 +614,31 @@ function makeFastHydrate (core, Structure, hydrate, mode) {
   }
   const { b, variants, I } = built
   const table = new Array(256).fill(undefined)
-  const kinds = []
+  /**
+   * Signatures with kinds not yet probed. The zone-id DateTimes are probed at the first
+   * structure of their signature (or when `kinds` is read), not when the connection
+   * starts: their probes made every process create its first `Intl` formatter, about
+   * 35 ms as `Intl`'s time-zone data loads, even when no result held a zone id
+   * (regression: zone_probes_loaded_intl_for_every_process). The other kinds are probed
+   * at once: probed lazily as well, they left the demo read's result 24 B per row larger
+   * (1,816 B against 1,792 B, benches/RESULTS.md).
+   */
+  const pending = new Array(256).fill(false)
+  let waiting = 0
+  for (let sig = 0; sig < 256; sig++) {
+    if (variants[sig] || b[sig]) {
+      pending[sig] = true
+      waiting++
+    }
+  }
+  if (waiting === 0) return null
   /** Whether the transformer builds every probe of `kind`'s size as `kind` does. */
   const agrees = (sig, kind) => {
     const sized = (f) => kind.size < 0 || f.length === kind.size
     let tried = 0
     try {
-      const theirsIn = probes(core, I, mode)[sig]
-      const oursIn = probes(core, I, mode)[sig] // fresh arrays: builders may not share them
+      const theirsIn = probes(core, I, sig)
+      const oursIn = probes(core, I, sig) // fresh arrays: builders may not share them
       for (let i = 0; i < theirsIn.length; i++) {
         if (!sized(theirsIn[i])) continue
         tried++
@@ -630,22 +651,37 @@ function makeFastHydrate (core, Structure, hydrate, mode) {
     }
     return tried > 0
   }
-  for (let sig = 0; sig < 256; sig++) {
-    const candidates = variants[sig] || (b[sig] ? [b[sig]] : [])
+  /** Probes the kinds of `sig`: the first that agrees is built here from now on. */
+  const probe = (sig) => {
+    pending[sig] = false
+    waiting--
+    const candidates = variants[sig] || [b[sig]]
     for (const kind of candidates) {
       if (agrees(sig, kind)) {
         table[sig] = kind
-        kinds.push(kind.name)
-        break
+        return kind
       }
     }
+    return undefined
   }
-  if (kinds.length === 0) return null
+  // Every kind but the zone-id ones now, before any real structure.
+  for (let sig = 0; sig < 256; sig++) if (pending[sig] && sig !== 0x66 && sig !== 0x69) probe(sig)
   return {
-    kinds,
+    /** The kinds built here (every kind probed first), by signature. */
+    get kinds () {
+      for (let sig = 0; waiting > 0 && sig < 256; sig++) if (pending[sig]) probe(sig)
+      const names = []
+      for (let sig = 0; sig < 256; sig++) if (table[sig] !== undefined) names.push(table[sig].name)
+      return names
+    },
     hydrate (signature, fields) {
-      const kind = table[signature]
-      if (kind === undefined || (kind.size >= 0 && fields.length !== kind.size)) return undefined
+      let kind = table[signature]
+      if (kind === undefined) {
+        if (!pending[signature]) return undefined
+        kind = probe(signature)
+        if (kind === undefined) return undefined
+      }
+      if (kind.size >= 0 && fields.length !== kind.size) return undefined
       try {
         return kind.build(fields)
       } catch (e) {

@@ -34,7 +34,7 @@ function rng (seed) {
 const record = (fields) => packMessage(new Structure(0x71, [fields]))
 
 test('integers in the three modes', () => {
-  const cases = [0n, -16n, 127n, -17n, 2n ** 27n - 1n, 2n ** 27n, -(2n ** 27n), -(2n ** 27n) - 1n, 2n ** 31n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)]
+  const cases = [0n, -1n, 1n, -16n, 127n, -17n, 2n ** 27n - 1n, 2n ** 27n, -(2n ** 27n), -(2n ** 27n) - 1n, 2n ** 31n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n)]
   const { Integer } = require('neo4j-driver-core')
   for (const v of cases) {
     const bytes = pack(v)
@@ -45,6 +45,12 @@ test('integers in the three modes', () => {
     const i = unpack(bytes, { int: 'integer' })
     assert.ok(i instanceof Integer)
     assert.equal(i.toString(), v.toString())
+    // The driver's own Integer for the value, field for field (small ones are built
+    // directly, not through its int()).
+    const theirs = Integer.fromString(v.toString())
+    assert.deepStrictEqual(i, theirs, `Integer ${v}`)
+    assert.deepEqual(Reflect.ownKeys(i), Reflect.ownKeys(theirs))
+    if (v >= -(2n ** 27n) && v < 2n ** 27n) assert.deepStrictEqual(i, require('neo4j-driver-core').int(Number(v)))
     assert.equal(hexOf(pack(i)), hexOf(bytes), 'Integer packs like bigint')
   }
   assert.throws(() => pack(2n ** 63n), RangeError)
@@ -532,4 +538,29 @@ test('codecStreamError answers for the last call: a value decoded after a failed
   assert.ok(native.codecPush(codec, Buffer.from([0x00, 0x01, 0x01, 0x00, 0x00]), out, false) > 0)
   assert.equal(status(), 0)
   assert.equal(native.codecStreamError(codec) ?? null, null)
+})
+
+// decodeFrames' loop used to be compiled on the fly (on-stack replacement) before its
+// `finally` had run; that code then had no type feedback for the `finally` and was
+// thrown away at the end of every call (one deoptimisation per call).
+test('decode_frames_deoptimised_on_every_call (long batches keep their optimised code)', () => {
+  const { spawnSync } = require('node:child_process')
+  const child = `
+    const bc = require(${JSON.stringify(require.resolve('..'))})
+    const rows = []
+    for (let i = 0; i < 10000; i++) rows.push(bc.packMessage(new bc.Structure(0x71, [[i, 'r' + i, i / 4, ['a', i % 7], { k: i }]])))
+    const wire = Buffer.concat(rows)
+    for (let k = 0; k < 3; k++) for (const s of [bc.decodeRecords, (b) => bc.decodeMessages(b), (b) => new bc.Dechunker({ records: true }).messages(b)]) s(wire)
+    let n = 0
+    for (let k = 0; k < 20; k++) n += bc.decodeRecords(wire).length + bc.decodeMessages(wire).length
+    const d = new bc.Dechunker({ records: true })
+    for (let k = 0; k < 20; k++) n += d.messages(wire).length
+    console.log('decoded', n)
+  `
+  const res = spawnSync(process.execPath, ['--trace-deopt', '--no-concurrent-recompilation', '-e', child], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  assert.equal(res.status, 0, res.stderr)
+  assert.match(res.stdout, /decoded 600000/)
+  const deopts = res.stdout.split('\n').filter((l) => /bailout \(kind/.test(l) && /JSFunction (decodeFrames|rebuild|readTape|readMessages|rebuildMany|readEachMessage) /.test(l))
+  // Each function may be thrown away once while its feedback settles, not once per call.
+  assert.ok(deopts.length <= 4, `${deopts.length} deoptimisations:\n${deopts.slice(0, 8).join('\n')}`)
 })

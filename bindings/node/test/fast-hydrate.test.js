@@ -116,3 +116,58 @@ test('a transformer that does not build Dates (Bolt 1) keeps the driver\'s path'
     assert.equal(v.signature, 0x44)
   }
 })
+
+// The zone-id probes, run when a connection's hydrator was made, made the process load
+// Intl's time-zone data (about 35 ms) even when no result ever held a zone-id DateTime.
+// Those kinds are now probed at their first structure; `kinds` (status().hydrated) still
+// names every kind built here.
+test('zone_probes_loaded_intl_for_every_process (zone-id kinds are probed at their first structure)', () => {
+  const { spawnSync } = require('node:child_process')
+  const child = `
+    let made = 0
+    const Real = Intl.DateTimeFormat
+    Intl.DateTimeFormat = new Proxy(Real, { construct (t, args) { made++; return new Real(...args) } })
+    const path = require('path')
+    const driver = require(${JSON.stringify(path.join(__dirname, '..', 'driver.js'))})
+    const { makeFastHydrate } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'fast-hydrate.js'))})
+    const boltDir = ${JSON.stringify(boltDir)}
+    const lib = (p) => require(path.join(boltDir, 'lib', p))
+    const core = require(require.resolve('neo4j-driver-core', { paths: [boltDir] }))
+    const { Structure } = lib('packstream/structure.js')
+    const P = lib('bolt/bolt-protocol-v5x8.js').default
+    const log = { isDebugEnabled: () => false, isWarnEnabled: () => false, warn () {}, debug () {}, info () {}, error () {} }
+    const hydrate = new P({}, null, {}, () => null, log, () => {}).transformer.fromStructure
+    const out = {}
+    const calls = []
+    // (RECORD probes aside: the drop-in checks once whether RECORDs come back as they are.)
+    const counting = (s) => { if (s.signature !== 0x71) calls.push(s.signature); return hydrate(s) }
+    const codec = driver.createCodec({ hydrateStructure: counting })
+    out.afterCreate = [made, calls.length]
+    // A Date, a Point and a Node: no Intl formatter.
+    const { Packer } = lib('packstream/packstream-v1.js')
+    const ChannelBuffer = lib('channel/channel-buf.js').default
+    const bytes = (v) => { const b = new ChannelBuffer(1024); new Packer(b).packable(v)(); return Buffer.from(b._buffer.subarray(0, b.position)) }
+    const int = core.int
+    const v = codec.unpack(bytes([new Structure(0x44, [int(28)]), new Structure(0x58, [int(7203), 1.5, 1]), new Structure(0x4e, [int(1), ['A'], {}, 'n1'])]))
+    out.values = [v[0].constructor.name, v[0].toString(), v[1].constructor.name, v[2].constructor.name, v[2].labels]
+    out.probed = [...new Set(calls)].sort((a, b) => a - b)
+    out.afterRead = made
+    // A zone-id DateTime: probed (Intl) at its first structure, and the driver's result.
+    const z = codec.unpack(bytes(new Structure(0x69, [int(28), int(0), 'Europe/Berlin'])))
+    out.zone = [z.constructor.name, z.toString(), made > 0]
+    out.kinds = makeFastHydrate(core, Structure, hydrate, 'integer').kinds
+    console.log(JSON.stringify(out))
+  `
+  const res = spawnSync(process.execPath, ['-e', child], { encoding: 'utf8' })
+  assert.equal(res.status, 0, res.stderr)
+  const out = JSON.parse(res.stdout)
+  assert.equal(out.afterCreate[0], 0, 'no Intl formatter when the hydrator is made')
+  assert.deepEqual(out.values, ['Date', '1970-01-29', 'Point', 'Node', ['A']])
+  assert.ok(out.probed.includes(0x44) && out.probed.includes(0x4e), 'the other kinds are probed at once')
+  assert.ok(!out.probed.includes(0x69) && !out.probed.includes(0x66), 'the zone-id kinds are not probed before a zone id')
+  assert.equal(out.afterRead, 0, 'no Intl formatter for a read without zone ids')
+  assert.deepEqual(out.zone, ['DateTime', '1970-01-01T01:00:28+01:00[Europe/Berlin]', true])
+  for (const kind of ['Date', 'DateTime (zone id)', 'Point (2D)', 'Node', 'Relationship', 'Path', 'Duration']) {
+    assert.ok(out.kinds.includes(kind), `${kind} in ${out.kinds}`)
+  }
+})

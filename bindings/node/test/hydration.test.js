@@ -403,6 +403,7 @@ test('labels and relationship types are kept once, in a bounded table, and come 
 const HEAP_CHILD = `
 const path = require('node:path')
 const driver = require(${JSON.stringify(path.join(__dirname, '..', 'driver.js'))})
+const fastHydrate = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'fast-hydrate.js'))})
 const driverDir = process.env.DRIVER_DIR
 const boltDir = path.dirname(require.resolve('neo4j-driver-bolt-connection/package.json', { paths: [driverDir] }))
 const lib = (p) => require(path.join(boltDir, 'lib', p))
@@ -446,8 +447,10 @@ const after = {}
 for (const mode of ['integer', 'number', 'bigint']) {
   const config = { disableLosslessIntegers: mode === 'number', useBigInt: mode === 'bigint' }
   const protocol = new P({}, null, config, () => null, log, () => {})
-  // Builds the mode's hydrator: probes every kind through the transformer and the drop-in.
   const codec = driver.createCodec({ ...config, driverDir, hydrateStructure: protocol.transformer.fromStructure })
+  // Probes every kind through the transformer and the drop-in (as status() does; a
+  // connection probes each kind at its first structure).
+  fastHydrate.makeFastHydrate(core, Structure, protocol.transformer.fromStructure, mode).kinds
   if (mode === 'number') {
     codec.unpack(wire) // the first call's one-time allocations are not the Dates'
     after.date = bytesEach(() => codec.unpack(wire))
