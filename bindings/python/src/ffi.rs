@@ -171,12 +171,12 @@ pub(crate) fn dict_set(
     }
 }
 
-/// A `str` from text already known to be valid UTF-8; pure ASCII takes the fast path of
-/// allocating a compact ASCII string and copying the bytes in.
+/// A `str` from text already known to be valid UTF-8: one ASCII character is CPython's
+/// shared string for it; other pure ASCII takes the fast path of allocating a compact
+/// ASCII string and copying the bytes in.
 #[inline]
 pub(crate) fn new_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyString>> {
-    let len = s.len();
-    if len == 1 {
+    if let [byte] = *s.as_bytes() {
         // CPython keeps one shared string per Latin-1 character; `bytes.decode` (the
         // driver's pure-Python codec) hands those out, and so must we: a fresh object
         // per one-character string costs an allocation, about 50 bytes kept and a cache
@@ -184,8 +184,9 @@ pub(crate) fn new_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PySt
         // SAFETY: PyUnicode_FromOrdinal accepts any code point up to 0x10FFFF (a byte of
         // a one-byte UTF-8 string is below 0x80) and returns a new reference or NULL
         // with an exception set.
-        return unsafe { owned(py, ffi::PyUnicode_FromOrdinal(i32::from(s.as_bytes()[0]))) };
+        return unsafe { owned(py, ffi::PyUnicode_FromOrdinal(i32::from(byte))) };
     }
+    let len = s.len();
     if len > 0 && s.is_ascii() {
         let n = ffi::Py_ssize_t::try_from(len)
             .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("string too large"))?;
