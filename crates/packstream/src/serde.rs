@@ -794,13 +794,13 @@ pub struct Deserializer<'de> {
     /// Start offset of the last token read, for data errors.
     last_start: usize,
     /// Items not yet read of every open container (a map's entry counts as two, key
-    /// and value, and both are taken when its key is read). Each container keeps the count it found on opening as its `base`
-    /// (in [`Items`] and [`Entries`]): its own items not yet read are `promised -
-    /// base`, and `base` is what the enclosing containers are still owed, the input
-    /// bytes that size hints leave aside (as the tree builders do), so that nested
-    /// headers that each claim the rest of the input cannot multiply what is
-    /// pre-allocated. One count for all, so opening and closing a container is one
-    /// addition and one store.
+    /// and value, and both are taken when its key is read). Each container keeps the
+    /// count it found on opening as its `base` (in [`Items`] and [`Entries`]): its own
+    /// items not yet read are `promised - base`, and `base` is what the enclosing
+    /// containers are still owed, the input bytes that size hints leave aside (as the
+    /// tree builders do), so that nested headers that each claim the rest of the input
+    /// cannot multiply what is pre-allocated. One count for all, so opening and closing
+    /// a container is one addition and one store.
     promised: usize,
 }
 
