@@ -12,7 +12,9 @@
 //! to run them (`ref`, `owned`, `rmpv-ref`, `rmpv-owned`; a name may repeat). Each phase
 //! decodes and drops the value that many times and prints its minor page faults (from
 //! `/proc/self/stat`, Linux only) and mean wall-clock time per decode. The faults do
-//! not move with the load of the machine; the times do.
+//! not move with the load of the machine; the times do. A step `free:N` allocates and
+//! frees one block of N MiB, as a harness's own buffers may: after `free:2`, glibc no
+//! longer trims the heap after a `lists_1000x100` decode, and the faults go away.
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -33,7 +35,7 @@ fn minor_faults() -> u64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: heap_order lists_NxM DECODES DECODER...";
+    let usage = "usage: heap_order lists_NxM DECODES (DECODER | free:MIB)...";
     let (n, m) = args
         .get(1)
         .and_then(|w| w.strip_prefix("lists_")?.split_once('x'))
@@ -46,6 +48,15 @@ fn main() {
     println!("| decoder (in run order) | page faults per decode | time per decode |");
     println!("| --- | --- | --- |");
     for name in &args[3..] {
+        if let Some(mib) = name.strip_prefix("free:") {
+            // One block above glibc's mmap threshold, allocated and freed: glibc then
+            // raises its mmap threshold to the block's size and its trim threshold to
+            // twice that, for the rest of the process.
+            let mib: usize = mib.parse().expect(usage);
+            drop(black_box(vec![1u8; mib << 20]));
+            println!("| (one {mib} MiB block allocated and freed) | | |");
+            continue;
+        }
         let decode: &dyn Fn() = match name.as_str() {
             "ref" => &|| drop(black_box(ValueRef::decode(black_box(&pb)))),
             "owned" => &|| drop(black_box(Value::decode(black_box(&pb)))),
