@@ -109,6 +109,11 @@ def main() -> None:
         f"{cmd('rustc', '--version')}, profile `bench` (lto, codegen-units = 1). "
         "Same data in both formats (`benches/src/lib.rs`); mean time per iteration; "
         "ratio = peer time / boltcodec time (above 1 means boltcodec is faster). "
+        "Every function runs with glibc's heap trimming in the same state: the bench "
+        "frees one 4 MiB block before measuring, so no multi-megabyte decode is trimmed "
+        "and faulted in again per iteration (`settle_allocator` in "
+        "`benches/benches/packstream.rs`; before, `lists_1000x100` depended on which "
+        "functions ran before criterion's first large free). "
         "Regenerate with `make bench-rust`.",
         "",
         "Goals (issue 12): every decode ≥ 1.5× rmpv (borrowed and owned) and ≥ 1.5× "

@@ -25,8 +25,25 @@ fn config() -> Criterion {
         .sample_size(30)
 }
 
+/// Puts glibc's allocator in the state every function of the bench is measured in.
+///
+/// glibc returns the top of its heap to the kernel once more than its trim threshold
+/// (128 KiB at start) is free there, and raises that threshold for the rest of the
+/// process to twice the size of the largest `mmap`ed block freed so far. Criterion frees
+/// such blocks of its own between functions, at points that differ from run to run, so
+/// without this a multi-megabyte decode such as `lists_1000x100` was trimmed and faulted
+/// in again on every iteration for whichever functions happened to run before the first
+/// such free, and not for the others: the cell measured the order, not the codecs
+/// (`benches/examples/heap_order.rs` shows it in page faults). One 4 MiB block freed
+/// before any measurement gives every function, ours and rmpv's alike, the state a
+/// process reaches once it has freed any large buffer.
+fn settle_allocator() {
+    drop(black_box(vec![1u8; 4 << 20]));
+}
+
 /// One value per workload: decode and encode.
 fn single_value(c: &mut Criterion) {
+    settle_allocator();
     for (n, m) in [(1, 1000), (100, 10), (1000, 1), (100, 100), (1000, 100)] {
         let (ps, mp) = nested_lists(n, m);
         let (pb, mb) = encode_all(std::slice::from_ref(&ps), std::slice::from_ref(&mp));
