@@ -10,7 +10,7 @@
 // time (process.cpuUsage) and its garbage-collection pauses (perf_hooks 'gc' entries) are
 // taken per read.
 //
-//   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--replay] [--timeline] [--write]
+//   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--replay] [--timeline] [--profile] [--base DIR] [--write]
 //
 // --timeline: also where each read's time goes, from timestamps on this process's
 // sockets (each 'data' event's handling, each write) and its GC pauses: time in 'data'
@@ -384,6 +384,15 @@ function childRead (nodeDir, withDropIn, uri = URI) {
   })
 }
 
+/** The commit of the --base build's checkout (its directory is not printed: a machine path). */
+function baseCommit () {
+  try {
+    return require('child_process').execFileSync('git', ['-C', BASE_DIR, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
+  } catch (e) {
+    return path.basename(path.resolve(BASE_DIR, '..', '..'))
+  }
+}
+
 /** The read of a --child process: a warm-up read, then the profiled one (printed). */
 async function childMain () {
   await driverRead(CHILD.dropIn, CHILD.uri)
@@ -553,7 +562,7 @@ async function main () {
     [`neo4j-driver ${driverVersion} alone`, () => PROFILE ? childRead(NODE_DIR, false) : driverRead(false)],
     ['neo4j-driver + boltcodec drop-in', () => PROFILE ? childRead(NODE_DIR, true) : driverRead(true)]
   ]
-  if (BASE_DIR !== null) modes.push([`neo4j-driver + boltcodec drop-in, build of ${BASE_DIR}`, () => childRead(BASE_DIR, true)])
+  if (BASE_DIR !== null) modes.push([`neo4j-driver + boltcodec drop-in, --base build (${baseCommit()})`, () => childRead(BASE_DIR, true)])
   // Indices into modes: the floor the goal is judged against (its PULLs are the
   // driver's), the one-PULL floor, the driver alone, the driver with the drop-in, and
   // with --base the drop-in of that build.
