@@ -37,8 +37,10 @@
 // makes one warm-up read and then the measured read, with V8's sampling CPU profiler
 // (the inspector's Profiler, 1 ms interval) running from just before `executeQuery` to
 // its result: the share of the profile's samples that are "(garbage collector)", among
-// all samples (idle included, as the profile issue 15 quoted) and among the non-idle
-// ones. Children also keep builds apart (see BOLTCODEC_NODE_DIR below).
+// all samples (idle included, as the profile issue 15 quoted), among the non-idle ones,
+// and weighted by time as DevTools shows a profile (the sampler is late during
+// collections, so the two differ). E2E_PROFILE_DIR=<dir> also writes each profile there
+// (.cpuprofile). Children also keep builds apart (see BOLTCODEC_NODE_DIR below).
 // --base DIR: also the drop-in of another build (a bindings/node directory, e.g. of the
 // commit at which issue 15 was filed, 91147a5), in its own child processes, alternating
 // with the others; implies --profile. The GC goal is judged against it.
@@ -248,7 +250,7 @@ function post (session, method, params = {}) {
 
 /**
  * Sample counts of a V8 CPU profile (the inspector's Profiler.stop result): all samples,
- * "(garbage collector)" ones and "(idle)" ones.
+ * "(garbage collector)" ones and "(idle)" ones, and the same as time (seconds).
  */
 function profileShares (profile) {
   const kind = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]))
