@@ -10,7 +10,7 @@
 // time (process.cpuUsage) and its garbage-collection pauses (perf_hooks 'gc' entries) are
 // taken per read.
 //
-//   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--replay] [--timeline] [--write]
+//   NEO4J_BOLT_PORT=7687 node benches/node/e2e.js [--rows N] [--rounds R] [--replay] [--timeline] [--profile] [--base DIR] [--write]
 //
 // --timeline: also where each read's time goes, from timestamps on this process's
 // sockets (each 'data' event's handling, each write) and its GC pauses: time in 'data'
@@ -32,6 +32,19 @@
 // hidden classes of the driver's objects (the Integer class, for instance) holds for the
 // whole process, so it would change the other build's numbers and the driver's alone.
 //
+// --profile: each read by the driver (alone, with the drop-in, and the issue-filing build
+// given by --base) runs in a child process of its own (this script with --child), which
+// makes one warm-up read and then the measured read, with V8's sampling CPU profiler
+// (the inspector's Profiler, 1 ms interval) running from just before `executeQuery` to
+// its result: the share of the profile's samples that are "(garbage collector)", among
+// all samples (idle included, as the profile issue 15 quoted), among the non-idle ones,
+// and weighted by time as DevTools shows a profile (the sampler is late during
+// collections, so the two differ). E2E_PROFILE_DIR=<dir> also writes each profile there
+// (.cpuprofile). Children also keep builds apart (see BOLTCODEC_NODE_DIR below).
+// --base DIR: also the drop-in of another build (a bindings/node directory, e.g. of the
+// commit at which issue 15 was filed, 91147a5), in its own child processes, alternating
+// with the others; implies --profile. The GC goal is judged against it.
+//
 // Run through `make demo-node` (starts and stops a Neo4j 5.26 with scripts/with-neo4j.sh).
 // --write replaces the "Node end to end" section of benches/RESULTS.md.
 
@@ -41,6 +54,9 @@ const net = require('net')
 const os = require('os')
 const crypto = require('crypto')
 const { performance, PerformanceObserver, constants } = require('perf_hooks')
+
+const inspector = require('inspector')
+const { spawn } = require('child_process')
 
 const NODE_DIR = process.env.BOLTCODEC_NODE_DIR || path.join(__dirname, '..', '..', 'bindings', 'node')
 const req = (m) => require(req.resolve(m))
@@ -61,6 +77,12 @@ const ROUNDS = arg('--rounds', 3)
 const WRITE = argv.includes('--write')
 const REPLAY = argv.includes('--replay')
 const TIMELINE = argv.includes('--timeline')
+const BASE_DIR = argv.includes('--base') ? path.resolve(argv[argv.indexOf('--base') + 1]) : null
+const PROFILE = argv.includes('--profile') || BASE_DIR !== null
+// In a child process of --profile: { dropIn, uri } of the read to make.
+const CHILD = argv.includes('--child') ? JSON.parse(argv[argv.indexOf('--child') + 1]) : null
+// The GC share of the CPU profile quoted when issue 15 was filed (drop-in, demo read).
+const ISSUE_GC_SHARE = 0.24
 const PORT = Number(process.env.NEO4J_BOLT_PORT || 7687)
 const USER = process.env.NEO4J_USER || 'neo4j'
 const PASSWORD = process.env.NEO4J_PASSWORD || 'password'
@@ -219,9 +241,58 @@ function timelineOf (log, pauses, t0, t1) {
   return t
 }
 
-/** Starts timing a read: its wall clock, CPU time and the GC pauses within it. */
-function startRead () {
-  if (typeof global.gc === 'function') global.gc() // start each read from a clean heap
+/** Posts an inspector command; resolves with its result. */
+function post (session, method, params = {}) {
+  return new Promise((resolve, reject) => {
+    session.post(method, params, (err, result) => err ? reject(err) : resolve(result))
+  })
+}
+
+/**
+ * Sample counts of a V8 CPU profile (the inspector's Profiler.stop result): all samples,
+ * "(garbage collector)" ones and "(idle)" ones, and the same as time (seconds).
+ */
+function profileShares (profile) {
+  const kind = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]))
+  let gc = 0
+  let idle = 0
+  // Also by time, as DevTools counts it: each sample stands for the time to the next one.
+  let gcTime = 0
+  let idleTime = 0
+  let time = 0
+  const { samples, timeDeltas } = profile
+  for (let i = 0; i < samples.length; i++) {
+    const name = kind.get(samples[i])
+    const dt = i + 1 < samples.length ? timeDeltas[i + 1] : 0
+    time += dt
+    if (name === '(garbage collector)') {
+      gc++
+      gcTime += dt
+    } else if (name === '(idle)') {
+      idle++
+      idleTime += dt
+    }
+  }
+  if (process.env.E2E_PROFILE_DIR) {
+    const file = path.join(process.env.E2E_PROFILE_DIR, `e2e-${process.pid}.cpuprofile`)
+    fs.writeFileSync(file, JSON.stringify(profile))
+  }
+  return { samples: samples.length, gcSamples: gc, idleSamples: idle, profileTime: time / 1e6, gcTime: gcTime / 1e6, idleTime: idleTime / 1e6 }
+}
+
+/** Starts the CPU profiler of an inspector session (1 ms sampling interval). */
+async function startProfile (session) {
+  await post(session, 'Profiler.enable')
+  await post(session, 'Profiler.setSamplingInterval', { interval: 1000 })
+  await post(session, 'Profiler.start')
+}
+
+/**
+ * Starts timing a read: its wall clock, CPU time and the GC pauses within it; with
+ * `session` (an inspector session whose profiler startProfile started), also the CPU
+ * profile's sample counts, the profile stopped at the end of the read.
+ */
+function startRead (session = null) {
   const th0 = TIMELINE ? threadCpu() : null
   if (TIMELINE) socketLog = []
   const c0 = process.cpuUsage()
@@ -232,6 +303,8 @@ function startRead () {
     const th1 = TIMELINE ? threadCpu() : null
     const log = socketLog
     socketLog = null
+    const prof = session === null ? null : profileShares((await post(session, 'Profiler.stop')).profile)
+    if (session !== null) await post(session, 'Profiler.disable')
     await new Promise(setImmediate) // GC entries are delivered asynchronously
     let gc = 0
     let scavenges = 0
@@ -241,7 +314,7 @@ function startRead () {
         if (minor) scavenges++
       }
     }
-    const result = { wall: (t1 - t0) / 1e3, cpu: (c.user + c.system) / 1e6, gc: gc / 1e3, scavenges, rows, digest: digestOf() }
+    const result = { wall: (t1 - t0) / 1e3, cpu: (c.user + c.system) / 1e6, gc: gc / 1e3, scavenges, rows, digest: digestOf(), ...prof }
     if (TIMELINE) {
       result.timeline = timelineOf(log, gcPauses, t0, t1)
       if (th0 !== null && th1 !== null) {
@@ -270,13 +343,18 @@ function keptPerRow (records) {
   return (withRows - process.memoryUsage().heapUsed) / n
 }
 
-/** One read through neo4j-driver (a new driver, so that each read has its own connection). */
-async function driverRead (withDropIn, uri = URI, measureKept = false) {
+/**
+ * One read through neo4j-driver (a new driver, so that each read has its own connection);
+ * with `session`, CPU-profiled.
+ */
+async function driverRead (withDropIn, uri = URI, measureKept = false, session = null) {
   if (withDropIn) dropIn.install({ driverDir })
   const driver = neo4j.driver(uri, neo4j.auth.basic(USER, PASSWORD))
   try {
     await driver.verifyConnectivity()
-    const done = startRead()
+    if (typeof global.gc === 'function') global.gc() // start each read from a clean heap
+    if (session !== null) await startProfile(session)
+    const done = startRead(session)
     const { records } = await driver.executeQuery(QUERY, { run: RUN })
     const result = await done(records.length, () => digest(records))
     // (Only when asked: the full collections it takes change how V8 sizes the young
@@ -286,6 +364,47 @@ async function driverRead (withDropIn, uri = URI, measureKept = false) {
   } finally {
     await driver.close()
     if (withDropIn) dropIn.uninstall()
+  }
+}
+
+/**
+ * One read through neo4j-driver in a child process (--profile): this script with --child,
+ * the boltcodec package `nodeDir`; the child makes a warm-up read, then the profiled one,
+ * and prints its result.
+ */
+function childRead (nodeDir, withDropIn, uri = URI) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', __filename, '--child', JSON.stringify({ dropIn: withDropIn, uri })],
+      { env: { ...process.env, BOLTCODEC_NODE_DIR: nodeDir }, stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (b) => { out += b })
+    child.on('error', reject)
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`e2e child (${nodeDir}, drop-in ${withDropIn}) exited with ${code}`))
+      resolve(JSON.parse(out))
+    })
+  })
+}
+
+/** The commit of the --base build's checkout (its directory is not printed: a machine path). */
+function baseCommit () {
+  try {
+    return require('child_process').execFileSync('git', ['-C', BASE_DIR, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
+  } catch (e) {
+    return path.basename(path.resolve(BASE_DIR, '..', '..'))
+  }
+}
+
+/** The read of a --child process: a warm-up read, then the profiled one (printed). */
+async function childMain () {
+  await driverRead(CHILD.dropIn, CHILD.uri)
+  const session = new inspector.Session()
+  session.connect()
+  try {
+    const r = await driverRead(CHILD.dropIn, CHILD.uri, false, session)
+    process.stdout.write(JSON.stringify(r) + '\n')
+  } finally {
+    session.disconnect()
   }
 }
 
@@ -336,6 +455,7 @@ function rawRead (fetch) {
         const rest = pending.subarray(4)
         stage = 'query'
         const agent = { product: 'boltcodec-e2e/0.1' }
+        if (typeof global.gc === 'function') global.gc() // start each read from a clean heap
         done = startRead()
         pulls = 1
         sock.write(Buffer.concat([
@@ -441,32 +561,35 @@ async function main () {
   const modes = [
     [`raw floor, PULL n=${fetchSize} as the driver (bare socket, boltcodec decode)`, () => rawRead(fetchSize)],
     ['raw floor, one PULL n=-1 (bare socket, boltcodec decode)', () => rawRead(-1)],
-    [`neo4j-driver ${driverVersion} alone`, () => driverRead(false)],
-    ['neo4j-driver + boltcodec drop-in', () => driverRead(true)]
+    [`neo4j-driver ${driverVersion} alone`, () => PROFILE ? childRead(NODE_DIR, false) : driverRead(false)],
+    ['neo4j-driver + boltcodec drop-in', () => PROFILE ? childRead(NODE_DIR, true) : driverRead(true)]
   ]
+  if (BASE_DIR !== null) modes.push([`neo4j-driver + boltcodec drop-in, --base build (${baseCommit()})`, () => childRead(BASE_DIR, true)])
   // Indices into modes: the floor the goal is judged against (its PULLs are the
-  // driver's), the one-PULL floor, the driver alone, the driver with the drop-in.
-  const [FLOOR, FLOOR_ALL, ALONE, DROP] = [0, 1, 2, 3]
+  // driver's), the one-PULL floor, the driver alone, the driver with the drop-in, and
+  // with --base the drop-in of that build.
+  const [FLOOR, FLOOR_ALL, ALONE, DROP, BASE] = [0, 1, 2, 3, 4]
   const results = modes.map(() => [])
-  const replayModes = modes.slice(ALONE)
+  const replayModes = modes.slice(ALONE, DROP + 1)
   const replayResults = replayModes.map(() => [])
   let loadStart = 0
   let replayLoad = [0, 0]
   try {
     // A warm-up read of each, then alternating rounds.
-    for (const [, fn] of modes) await fn()
+    // (A read in a child process makes its own warm-up read.)
+    for (let i = 0; i < modes.length; i++) if (!PROFILE || i < ALONE) await modes[i][1]()
     loadStart = os.loadavg()[0]
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < modes.length; i++) {
         const r = await modes[i][1]()
         if (r.rows !== ROWS) throw new Error(`${modes[i][0]}: ${r.rows} rows, expected ${ROWS}`)
         results[i].push(r)
-        process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s, GC ${r.gc.toFixed(2)} s (${r.scavenges} scavenges), load ${os.loadavg()[0].toFixed(1)}\n`)
+        process.stderr.write(`round ${round + 1}: ${modes[i][0]}: ${r.wall.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s, GC ${r.gc.toFixed(2)} s (${r.scavenges} scavenges), load ${os.loadavg()[0].toFixed(1)}${r.samples ? `, profile: GC ${(100 * r.gcSamples / r.samples).toFixed(1)} % of ${r.samples} samples (${(100 * r.gcTime / r.profileTime).toFixed(1)} % by time), idle ${(100 * r.idleSamples / r.samples).toFixed(0)} %` : ''}\n`)
         if (r.timeline) process.stderr.write(`  timeline: ${JSON.stringify(r.timeline, (k, v) => typeof v === 'number' ? Number(v.toFixed(3)) : v)}\n`)
       }
     }
     // What the result keeps: one more read of each, after the timed rounds.
-    for (let i = ALONE; i < modes.length; i++) results[i].kept = (await driverRead(i === DROP, URI, true)).kept
+    for (let i = ALONE; i <= DROP; i++) results[i].kept = (await driverRead(i === DROP, URI, true)).kept
     if (REPLAY) {
       const file = await recordRead()
       const replay = await startReplay(file)
@@ -523,6 +646,19 @@ async function main () {
     const scavenges = median(results[i].map((r) => r.scavenges))
     lines.push(`| ${modes[i][0]} | ${wall.toFixed(2)} s | ${(wall / floor).toFixed(2)}× | ${(wall / floorAll).toFixed(2)}× | ${cpu.toFixed(2)} s | ${(cpu / aloneCpu).toFixed(2)}× | ${gc.toFixed(2)} s | ${(100 * share).toFixed(0)} % | ${scavenges} | ${kept(results[i])} |`)
   }
+  const profShare = (r) => r.gcSamples / r.samples
+  const profTimeShare = (r) => r.gcTime / r.profileTime
+  const shareBusy = (r) => r.gcSamples / (r.samples - r.idleSamples)
+  if (PROFILE) {
+    lines.push('', `GC measured three ways (\`--profile\`): each driver read in a child process of its own (one warm-up read, then the measured read), with V8's sampling CPU profiler (the inspector's Profiler, 1 ms interval) running from just before \`executeQuery\` to its result; the same reads as the table above, medians. (a) "(garbage collector)" samples among all samples of the profile (idle included, as the profile quoted by issue 15: 24 % with 43 % idle), and among the non-idle samples; (a, by time) the same weighted by time, as DevTools counts a profile (each sample stands for the time to the next; the sampler is late during scavenges, so GC samples stand for more time); (b) GC pauses (perf_hooks) over the read's wall clock; (c) GC pause seconds.`, '',
+      '| read | (a) GC samples / all samples | (a) GC / non-idle samples | idle samples | (a, by time) GC / profile time | (b) GC pauses / wall clock | (c) GC pauses | scavenges | wall clock | client CPU |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |')
+    for (let i = ALONE; i < modes.length; i++) {
+      const rs = results[i]
+      const m = (f) => median(rs.map(f))
+      lines.push(`| ${modes[i][0]} | ${(100 * m(profShare)).toFixed(1)} % | ${(100 * m(shareBusy)).toFixed(1)} % | ${(100 * m((r) => r.idleSamples / r.samples)).toFixed(0)} % | ${(100 * m(profTimeShare)).toFixed(1)} % | ${(100 * m((r) => r.gc / r.wall)).toFixed(1)} % | ${m((r) => r.gc).toFixed(3)} s | ${m((r) => r.scavenges)} | ${m((r) => r.wall).toFixed(2)} s | ${m((r) => r.cpu).toFixed(2)} s |`)
+    }
+  }
   if (TIMELINE) {
     lines.push('', `Where the time went (\`--timeline\`, medians of the same rounds, in seconds): time in socket 'data' handlers (decoding and handing on the messages; GC pauses within included); round trips: writes made while handling a 'data' event (the next PULL after a SUCCESS {has_more}, the COMMIT), with the time from the start of that handler to the write and from the write to the server's next bytes; GC pauses inside handlers, inside those server turns, and elsewhere (between 'data' events while the server streams); CPU of this process's main thread and of its other threads (V8's parallel scavenging, concurrent marking and compiling).`, '',
       '| read | wall clock | in data handlers | round trips | handler start to write | write to reply | GC in handlers | GC in server turns | GC elsewhere | CPU main thread | CPU other threads |',
@@ -556,7 +692,24 @@ async function main () {
   lines.push('', 'The driver read identical results with and without the drop-in (digest of every value read).',
     '', `Goals (issue 15): the drop-in within 1.2× of the raw floor that pulls as the driver (n=${fetchSize}): ${(dropWall / floor).toFixed(2)}× (${met(dropWall / floor <= 1.2)}; ${(dropWall / floorAll).toFixed(2)}× the one-PULL floor); ` +
     `at most half the client CPU time of the driver alone: ${(dropCpu / aloneCpu).toFixed(2)}× (${met(dropCpu / aloneCpu <= 0.5)}); ` +
-    `GC share at most half the driver alone's: ${(100 * dropShare).toFixed(0)} % against ${(100 * aloneShare).toFixed(0)} % (${met(dropShare <= aloneShare / 2)}).`)
+    gcGoal())
+  function gcGoal () {
+    const wallShares = `GC pauses over the wall clock: drop-in ${(100 * dropShare).toFixed(0)} %, driver alone ${(100 * aloneShare).toFixed(0)} %` +
+      (BASE_DIR === null ? '' : `, issue-filing build ${(100 * median(results[BASE].map((r) => r.gc / r.wall))).toFixed(0)} %`)
+    if (!PROFILE) {
+      return `GC share of the profile at most half of the issue's (${(100 * ISSUE_GC_SHARE).toFixed(0)} % of a CPU profile's samples when it was filed): not measured in this run (needs \`--profile --base <the issue-filing build's bindings/node>\`); ${wallShares}.`
+    }
+    const drop = median(results[DROP].map(profShare))
+    if (BASE_DIR === null) {
+      return `GC share of the profile at most half of the issue's: ${(100 * drop).toFixed(1)} % of the drop-in's profile samples against the ${(100 * ISSUE_GC_SHARE).toFixed(0)} % quoted when the issue was filed (not from this run; \`--base\` measures the issue-filing build in the same run): ${met(drop <= ISSUE_GC_SHARE / 2)}; ${wallShares}.`
+    }
+    const base = median(results[BASE].map(profShare))
+    const dropT = median(results[DROP].map(profTimeShare))
+    const baseT = median(results[BASE].map(profTimeShare))
+    return `GC share of the profile at most half of the issue-filing build's, in this run: ${(100 * drop).toFixed(1)} % of the drop-in's profile samples against ${(100 * base).toFixed(1)} % (${(drop / base).toFixed(2)}×; ${met(drop <= base / 2)}); ` +
+      `by time ${(100 * dropT).toFixed(1)} % against ${(100 * baseT).toFixed(1)} % (${(dropT / baseT).toFixed(2)}×; ${met(dropT <= baseT / 2)}); ` +
+      `of the non-idle samples ${(100 * median(results[DROP].map(shareBusy))).toFixed(1)} % against ${(100 * median(results[BASE].map(shareBusy))).toFixed(1)} %; ${wallShares}.`
+  }
   const section = lines.join('\n') + '\n'
   process.stdout.write('\n' + section)
   if (WRITE) {
@@ -573,7 +726,7 @@ async function main () {
   }
 }
 
-main().catch((e) => {
+;(CHILD === null ? main() : childMain()).catch((e) => {
   console.error(e)
   process.exit(1)
 })

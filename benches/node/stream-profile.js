@@ -6,7 +6,11 @@
 // driver's own Dechunker and Unpacker (patched by `install()`), the Bolt 5.8 protocol's
 // transformer and a ResultStreamObserver (the drop-in's onNext), as a connection would.
 //
-//   node [--trace-deopt] [--cpu-prof] benches/node/stream-profile.js [--rows N] [--reads R] [--int integer|number|bigint]
+//   node [--trace-deopt] [--cpu-prof] benches/node/stream-profile.js [--rows N] [--reads R] [--int integer|number|bigint] [--server-strings]
+//
+// --server-strings: the strings as Neo4j 5.26 sends the demo's (names 'person-' and six
+// digits, element ids '4:' + a database id of 36 characters + ':' + the id), rather than
+// short ones: strings of 13 characters or more are what V8 makes slices of.
 //
 // Prints the CPU time per read of N rows (R reads after one warm-up read); with
 // STREAM_PROFILE_KEPT=1 and node --expose-gc, also the heap one read's result keeps per row.
@@ -23,6 +27,10 @@ const arg = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] 
 const ROWS = Number(arg('--rows', 10000))
 const READS = Number(arg('--reads', 20))
 const MODE = arg('--int', 'integer')
+const SERVER_STRINGS = argv.includes('--server-strings')
+const DB = '5f0b2c44-6e1d-4a8e-9b3c-2d7f1e0a9c51'
+const name = (i) => SERVER_STRINGS ? `person-${String(i).padStart(6, '0')}` : `person-${i}`
+const eid = (kind, i) => SERVER_STRINGS ? `${kind}:${DB}:${i}` : `${kind}:db:${i}`
 
 const { Packer } = lib('packstream/packstream-v1.js')
 const { Structure } = lib('packstream/structure.js')
@@ -37,10 +45,10 @@ const int = core.int
 function row (i) {
   const date = new Structure(0x44, [int(i % 20000)])
   const point = new Structure(0x58, [int(7203), i % 100 + 0.5, i % 37 + 0.25])
-  const props = { run: 'node-e2e', id: int(i), name: `person-${i}`, score: i * 0.25, tags: ['a', 'b', String(i % 7)], born: date, location: point }
-  const node = new Structure(0x4e, [int(i), ['DemoPerson'], props, `4:db:${i}`])
-  const rel = i % 2 ? null : new Structure(0x52, [int(i), int(i), int(i + 1), 'KNOWS', {}, `5:db:${i}`, `4:db:${i}`, `4:db:${i + 1}`])
-  return [int(i), `person-${i}`, i * 0.25, ['a', 'b', String(i % 7)], date, point, node, rel]
+  const props = { run: 'node-e2e', id: int(i), name: name(i), score: i * 0.25, tags: ['a', 'b', String(i % 7)], born: date, location: point }
+  const node = new Structure(0x4e, [int(i), ['DemoPerson'], props, eid(4, i)])
+  const rel = i % 2 ? null : new Structure(0x52, [int(i), int(i), int(i + 1), 'KNOWS', {}, eid(5, i), eid(4, i), eid(4, i + 1)])
+  return [int(i), name(i), i * 0.25, ['a', 'b', String(i % 7)], date, point, node, rel]
 }
 
 /** The RECORD messages of `n` rows, in the driver's chunks, cut into 16 KiB reads. */
