@@ -73,8 +73,147 @@ use crate::reader::{ascii_ending_at, short_ascii, Reader, Token, TAG};
 /// assert!(matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::UnexpectedEnd));
 /// assert_eq!(err.to_string(), "input ended early at byte 2 (expected string bytes)");
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct Error(Box<ErrorDetail>);
+#[derive(Clone)]
+pub struct Error(Box<Inner>);
+
+/// What an [`Error`] points to.
+#[derive(Clone)]
+enum Inner {
+    /// Built as it is.
+    Detail(ErrorDetail),
+    /// A type or value mismatch whose message is written when asked for.
+    Mismatch(Mismatch),
+}
+
+/// Room in a [`Mismatch`] for the expected text and the unexpected string together.
+const MISMATCH_TEXT: usize = 96;
+
+/// serde's `invalid_type` and `invalid_value` errors, kept as their parts. serde's
+/// untagged enums and `Option`-like fallbacks build one such error for every variant
+/// they try and reject, and drop it unread. serde's default methods format the message
+/// at once: escaping the unexpected string, printing the unexpected float in decimal
+/// and growing a `String` on the way, about 1,100 instructions and five allocations per
+/// error on `records_10000x3`. Here only the expected text is written (it borrows the
+/// visitor, so it cannot wait), into the same heap block: one allocation. The message
+/// is written, with the text serde's methods give, when the error is displayed, and
+/// the [`ErrorDetail`] is built the first time [`Error::detail`] asks for it.
+/// Regression tests: `mismatch_errors_read_as_serdes_default_methods_write_them` and
+/// `a_rejected_untagged_variant_costs_one_allocation`.
+#[derive(Clone)]
+struct Mismatch {
+    /// `invalid value` rather than `invalid type`.
+    value: bool,
+    /// What was found; a `Str` or `Other` has its text in `text` after the expected one
+    /// (the `&'static str` it holds here is empty), a `Bytes` keeps none (serde shows
+    /// only "byte array").
+    unexp: de::Unexpected<'static>,
+    offset: usize,
+    /// Lengths of the expected text and of the unexpected string in `text`.
+    exp_len: u8,
+    str_len: u8,
+    text: [u8; MISMATCH_TEXT],
+    /// The detail, once [`Error::detail`] has asked for it.
+    detail: std::sync::OnceLock<ErrorDetail>,
+}
+
+impl Mismatch {
+    /// The parts of a mismatch, or `None` if the texts do not fit in `text` (or the
+    /// expected text fails to format): those take serde's formatting path.
+    fn new(value: bool, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Option<Self> {
+        let mut w = Text {
+            buf: [0; MISMATCH_TEXT],
+            len: 0,
+        };
+        fmt::write(&mut w, format_args!("{exp}")).ok()?;
+        let exp_len = w.len;
+        let unexp = match unexp {
+            de::Unexpected::Str(s) => {
+                fmt::Write::write_str(&mut w, s).ok()?;
+                de::Unexpected::Str("")
+            }
+            de::Unexpected::Other(s) => {
+                fmt::Write::write_str(&mut w, s).ok()?;
+                de::Unexpected::Other("")
+            }
+            de::Unexpected::Bytes(_) => de::Unexpected::Bytes(&[]),
+            de::Unexpected::Bool(b) => de::Unexpected::Bool(b),
+            de::Unexpected::Unsigned(n) => de::Unexpected::Unsigned(n),
+            de::Unexpected::Signed(n) => de::Unexpected::Signed(n),
+            de::Unexpected::Float(f) => de::Unexpected::Float(f),
+            de::Unexpected::Char(c) => de::Unexpected::Char(c),
+            de::Unexpected::Unit => de::Unexpected::Unit,
+            de::Unexpected::Option => de::Unexpected::Option,
+            de::Unexpected::NewtypeStruct => de::Unexpected::NewtypeStruct,
+            de::Unexpected::Seq => de::Unexpected::Seq,
+            de::Unexpected::Map => de::Unexpected::Map,
+            de::Unexpected::Enum => de::Unexpected::Enum,
+            de::Unexpected::UnitVariant => de::Unexpected::UnitVariant,
+            de::Unexpected::NewtypeVariant => de::Unexpected::NewtypeVariant,
+            de::Unexpected::TupleVariant => de::Unexpected::TupleVariant,
+            de::Unexpected::StructVariant => de::Unexpected::StructVariant,
+        };
+        Some(Mismatch {
+            value,
+            unexp,
+            offset: 0,
+            // Both fit: `len` never passes MISMATCH_TEXT, which is below 256.
+            exp_len: exp_len as u8,
+            str_len: (w.len - exp_len) as u8,
+            text: w.buf,
+            detail: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The message, as serde's default `invalid_type` / `invalid_value` write it.
+    fn write_msg(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        let (exp, rest) = self.text.split_at(usize::from(self.exp_len));
+        let found = rest.get(..usize::from(self.str_len)).unwrap_or_default();
+        // Both were written from `&str`s, whole, so both are UTF-8.
+        let exp = core::str::from_utf8(exp).unwrap_or_default();
+        let found = core::str::from_utf8(found).unwrap_or_default();
+        let unexp = match self.unexp {
+            de::Unexpected::Str(_) => de::Unexpected::Str(found),
+            de::Unexpected::Other(_) => de::Unexpected::Other(found),
+            u => u,
+        };
+        let what = if self.value { "value" } else { "type" };
+        write!(f, "invalid {what}: {unexp}, expected {exp}")
+    }
+
+    fn detail(&self) -> &ErrorDetail {
+        self.detail.get_or_init(|| self.build())
+    }
+
+    #[cold]
+    fn build(&self) -> ErrorDetail {
+        let mut msg = String::new();
+        // Writing to a String fails only if a Display impl does; these do not.
+        let _ = self.write_msg(&mut msg);
+        ErrorDetail::Data {
+            msg,
+            offset: self.offset,
+        }
+    }
+}
+
+/// A fixed buffer that refuses what does not fit.
+struct Text {
+    buf: [u8; MISMATCH_TEXT],
+    len: usize,
+}
+
+impl fmt::Write for Text {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
 
 /// What went wrong in serde (de)serialisation: the variants an [`Error`] holds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,46 +250,93 @@ impl Error {
     /// The byte offset where decoding failed, counted from the first byte of the slice
     /// given to [`from_slice`]; `None` for encoding errors.
     pub fn offset(&self) -> Option<usize> {
-        self.0.offset()
+        match &*self.0 {
+            Inner::Detail(d) => d.offset(),
+            Inner::Mismatch(m) => Some(m.offset),
+        }
     }
 
     /// What went wrong.
     #[must_use]
     pub fn detail(&self) -> &ErrorDetail {
-        &self.0
+        match &*self.0 {
+            Inner::Detail(d) => d,
+            Inner::Mismatch(m) => m.detail(),
+        }
     }
 
     /// What went wrong, taken out of the error.
     #[must_use]
     pub fn into_detail(self) -> ErrorDetail {
-        *self.0
+        match *self.0 {
+            Inner::Detail(d) => d,
+            Inner::Mismatch(mut m) => m.detail.take().unwrap_or_else(|| m.build()),
+        }
     }
 
     /// The PackStream decode error, if that is what this is.
     #[must_use]
     pub fn decode_error(&self) -> Option<crate::Error> {
         match &*self.0 {
-            ErrorDetail::Decode(e) => Some(*e),
+            Inner::Detail(ErrorDetail::Decode(e)) => Some(*e),
             _ => None,
+        }
+    }
+
+    /// The kind name, as [`Error::kind`] (without building a mismatch's detail).
+    pub(crate) fn kind_str(&self) -> &'static str {
+        match &*self.0 {
+            Inner::Detail(d) => d.kind(),
+            Inner::Mismatch(_) => "type_mismatch",
+        }
+    }
+
+    /// A mismatch error of serde's `invalid_type` (`value` false) or `invalid_value`.
+    #[cold]
+    #[inline(never)]
+    fn mismatch(value: bool, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        match Mismatch::new(value, unexp, exp) {
+            Some(m) => Error(Box::new(Inner::Mismatch(m))),
+            None => {
+                let what = if value { "value" } else { "type" };
+                de::Error::custom(format_args!("invalid {what}: {unexp}, expected {exp}"))
+            }
         }
     }
 }
 
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.detail() == other.detail()
+    }
+}
+
+impl Eq for Error {}
+
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        fmt::Debug::fmt(self.detail(), f)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&*self.0, f)
+        match &*self.0 {
+            Inner::Detail(d) => fmt::Display::fmt(d, f),
+            Inner::Mismatch(m) => {
+                m.write_msg(f)?;
+                write!(f, " at byte {}", m.offset)
+            }
+        }
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&*self.0)
+        match &*self.0 {
+            Inner::Detail(d) => std::error::Error::source(d),
+            Inner::Mismatch(_) => None,
+        }
     }
 }
 
@@ -158,7 +344,7 @@ impl From<ErrorDetail> for Error {
     #[cold]
     #[inline(never)]
     fn from(detail: ErrorDetail) -> Self {
-        Error(Box::new(detail))
+        Error(Box::new(Inner::Detail(detail)))
     }
 }
 
@@ -191,6 +377,22 @@ impl de::Error for Error {
             offset: 0,
         }
         .into()
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`). Cold, as serde's: the
+    /// typed paths branch around it.
+    #[cold]
+    fn invalid_type(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        Error::mismatch(false, unexp, exp)
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`). Cold, as serde's: the
+    /// typed paths branch around it.
+    #[cold]
+    fn invalid_value(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        Error::mismatch(true, unexp, exp)
     }
 }
 
@@ -918,11 +1120,16 @@ impl<'de> Deserializer<'de> {
     #[cold]
     #[inline(never)]
     fn placed(&self, mut e: Error) -> Error {
-        if let ErrorDetail::Data {
-            offset: offset @ 0, ..
-        } = &mut *e.0
-        {
-            *offset = self.last_start;
+        match &mut *e.0 {
+            Inner::Detail(ErrorDetail::Data {
+                offset: offset @ 0, ..
+            }) => *offset = self.last_start,
+            Inner::Mismatch(m) if m.offset == 0 => {
+                m.offset = self.last_start;
+                // Built with the old offset, if it was.
+                m.detail = std::sync::OnceLock::new();
+            }
+            _ => {}
         }
         e
     }
@@ -1290,8 +1497,9 @@ impl<'de> Deserializer<'de> {
         result
     }
 
-    /// Skips one complete value, iteratively (so at any depth), checking that map keys
-    /// are strings as for a value that is read. (It used to count tokens only, so
+    /// Skips one complete value, iteratively, checking that map keys are strings and
+    /// that containers nest no deeper than the limit allows, as for a value that is
+    /// read. (It used to count tokens only, so
     /// `IgnoredAny` and unknown struct fields accepted `{1: 2}`; regression test
     /// `map_keys_that_are_not_strings_are_refused`.)
     fn skip(&mut self) -> Result<(), Error> {
@@ -1314,6 +1522,14 @@ impl<'de> Deserializer<'de> {
                 Token::Map(n) => (2 * u64::from(n), true),
                 _ => (0, false),
             };
+            let container = matches!(tok, Token::List(_) | Token::Struct { .. } | Token::Map(_));
+            // The containers open in this value, this one included, as `enter` counts
+            // them. (Skipping needs no stack, but the limit is the caller's, and the
+            // other paths apply it; regression test
+            // `ignored_values_were_not_held_to_the_nesting_limit`.)
+            if container && open.len() >= self.depth_left as usize {
+                return Err(self.too_deep());
+            }
             if len > 0 {
                 open.push((len, is_map));
             }
