@@ -117,22 +117,24 @@ struct Mismatch {
 }
 
 impl Mismatch {
-    /// The parts of a mismatch, or `None` if the texts do not fit in `text` (or the
-    /// expected text fails to format): those take serde's formatting path.
-    fn new(value: bool, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Option<Self> {
+    /// Writes the parts of a mismatch into `self` (built with empty texts, in its heap
+    /// block, so that nothing is copied there afterwards); fails if the texts do not
+    /// fit in `text` (or the expected text fails to format): those take serde's
+    /// formatting path.
+    fn fill(&mut self, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> fmt::Result {
         let mut w = Text {
-            buf: [0; MISMATCH_TEXT],
+            buf: &mut self.text,
             len: 0,
         };
-        fmt::write(&mut w, format_args!("{exp}")).ok()?;
+        fmt::write(&mut w, format_args!("{exp}"))?;
         let exp_len = w.len;
-        let unexp = match unexp {
+        self.unexp = match unexp {
             de::Unexpected::Str(s) => {
-                fmt::Write::write_str(&mut w, s).ok()?;
+                fmt::Write::write_str(&mut w, s)?;
                 de::Unexpected::Str("")
             }
             de::Unexpected::Other(s) => {
-                fmt::Write::write_str(&mut w, s).ok()?;
+                fmt::Write::write_str(&mut w, s)?;
                 de::Unexpected::Other("")
             }
             de::Unexpected::Bytes(_) => de::Unexpected::Bytes(&[]),
@@ -152,16 +154,10 @@ impl Mismatch {
             de::Unexpected::TupleVariant => de::Unexpected::TupleVariant,
             de::Unexpected::StructVariant => de::Unexpected::StructVariant,
         };
-        Some(Mismatch {
-            value,
-            unexp,
-            offset: 0,
-            // Both fit: `len` never passes MISMATCH_TEXT, which is below 256.
-            exp_len: exp_len as u8,
-            str_len: (w.len - exp_len) as u8,
-            text: w.buf,
-            detail: std::sync::OnceLock::new(),
-        })
+        // Both fit: `len` never passes MISMATCH_TEXT, which is below 256.
+        self.exp_len = exp_len as u8;
+        self.str_len = (w.len - exp_len) as u8;
+        Ok(())
     }
 
     /// The message, as serde's default `invalid_type` / `invalid_value` write it.
@@ -197,12 +193,12 @@ impl Mismatch {
 }
 
 /// A fixed buffer that refuses what does not fit.
-struct Text {
-    buf: [u8; MISMATCH_TEXT],
+struct Text<'a> {
+    buf: &'a mut [u8; MISMATCH_TEXT],
     len: usize,
 }
 
-impl fmt::Write for Text {
+impl fmt::Write for Text<'_> {
     #[inline]
     fn write_str(&mut self, s: &str) -> fmt::Result {
         let end = self.len + s.len();
@@ -295,13 +291,24 @@ impl Error {
     #[cold]
     #[inline(never)]
     fn mismatch(value: bool, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        match Mismatch::new(value, unexp, exp) {
-            Some(m) => Error(Box::new(Inner::Mismatch(m))),
-            None => {
-                let what = if value { "value" } else { "type" };
-                de::Error::custom(format_args!("invalid {what}: {unexp}, expected {exp}"))
+        let mut inner = Box::new(Inner::Mismatch(Mismatch {
+            value,
+            unexp: de::Unexpected::Unit,
+            offset: 0,
+            exp_len: 0,
+            str_len: 0,
+            text: [0; MISMATCH_TEXT],
+            detail: std::sync::OnceLock::new(),
+        }));
+        if let Inner::Mismatch(m) = &mut *inner {
+            if m.fill(unexp, exp).is_ok() {
+                return Error(inner);
             }
         }
+        // Too long to keep: one allocation wasted, on a rare path.
+        drop(inner);
+        let what = if value { "value" } else { "type" };
+        de::Error::custom(format_args!("invalid {what}: {unexp}, expected {exp}"))
     }
 }
 
