@@ -1416,7 +1416,17 @@ impl<'de> Deserializer<'de> {
             Token::Float(f) => visitor.visit_f64(f),
             Token::String(s) => visitor.visit_borrowed_str(s),
             Token::Bytes(b) => visitor.visit_borrowed_bytes(b),
-            Token::Uuid(u) => visitor.visit_bytes(&u),
+            // The 16 bytes just read, as they are in the input: borrowed, so that
+            // `&[u8]` targets take them and serde's buffering (untagged enums) keeps a
+            // borrow instead of a copy (regression test
+            // `uuids_were_copied_where_strings_and_bytes_are_borrowed`).
+            Token::Uuid(u) => match self.reader.pos.checked_sub(16) {
+                Some(at) => match self.reader.buf.get(at..self.reader.pos) {
+                    Some(raw) => visitor.visit_borrowed_bytes(raw),
+                    None => visitor.visit_bytes(&u),
+                },
+                None => visitor.visit_bytes(&u),
+            },
             Token::List(_) | Token::Struct { .. } | Token::Map(_) => {
                 Err(self.data_error("expected a scalar"))
             }

@@ -1001,3 +1001,42 @@ fn a_rejected_untagged_variant_costs_one_allocation() {
     assert_eq!(cell.unwrap(), Cell::Str("s1-2"));
     assert_eq!(calls, 3);
 }
+
+/// A UUID (PackStream v2) was handed to serde as bytes copied out of the input, so a
+/// `&[u8]` target refused it and serde's buffering for untagged enums copied it into a
+/// new vector; strings and byte arrays were borrowed.
+#[test]
+fn uuids_were_copied_where_strings_and_bytes_are_borrowed() {
+    use packstream::DecodeOptions;
+    let opts = DecodeOptions {
+        uuid: true,
+        ..DecodeOptions::default()
+    };
+    let raw: Vec<u8> = (1..=16).collect();
+    let mut bytes = vec![0x92, 0xE0];
+    bytes.extend_from_slice(&raw);
+    bytes.push(0x01);
+    let (uuid, one): (&[u8], i64) = packstream::from_slice_with(&bytes, &opts).unwrap();
+    assert_eq!((uuid, one), (&raw[..], 1));
+    assert!(
+        core::ptr::eq(uuid, &bytes[2..18]),
+        "borrowed from the input"
+    );
+    // An owned target still gets its copy.
+    let (owned, _): (serde_bytes::ByteBuf, i64) =
+        packstream::from_slice_with(&bytes, &opts).unwrap();
+    assert_eq!(owned.as_ref(), &raw[..]);
+    // Buffered by an untagged enum: a borrow, no allocation for the bytes.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum Cell<'a> {
+        Int(i64),
+        Raw(&'a [u8]),
+    }
+    let (cell, calls) = test_support::allocations_during(|| {
+        packstream::from_slice_with::<Cell<'_>>(&bytes[1..18], &opts)
+    });
+    assert_eq!(cell.unwrap(), Cell::Raw(&raw));
+    // The one rejected variant's error (`Int`); the bytes cost nothing.
+    assert_eq!(calls, 1);
+}
