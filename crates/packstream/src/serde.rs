@@ -81,14 +81,26 @@ pub struct Error(Box<Inner>);
 enum Inner {
     /// Built as it is.
     Detail(ErrorDetail),
-    /// A type or value mismatch whose message is written when asked for.
+    /// A type or value mismatch, or a missing or duplicate field, whose message is
+    /// written when asked for.
     Mismatch(Mismatch),
+}
+
+/// Which of serde's `de::Error` methods made a [`Mismatch`].
+#[derive(Clone, Copy)]
+enum Said {
+    InvalidType,
+    InvalidValue,
+    /// The field's name, `'static` in serde's signature: nothing to copy.
+    MissingField(&'static str),
+    DuplicateField(&'static str),
 }
 
 /// Room in a [`Mismatch`] for the expected text and the unexpected string together.
 const MISMATCH_TEXT: usize = 96;
 
-/// serde's `invalid_type` and `invalid_value` errors, kept as their parts. serde's
+/// serde's `invalid_type` and `invalid_value` errors, kept as their parts (and its
+/// `missing_field` and `duplicate_field` ones, which are a `'static` name). serde's
 /// untagged enums and `Option`-like fallbacks build one such error for every variant
 /// they try and reject, and drop it unread. serde's default methods format the message
 /// at once: escaping the unexpected string, printing the unexpected float in decimal
@@ -97,12 +109,13 @@ const MISMATCH_TEXT: usize = 96;
 /// visitor, so it cannot wait), into the same heap block: one allocation. The message
 /// is written, with the text serde's methods give, when the error is displayed, and
 /// the [`ErrorDetail`] is built the first time [`Error::detail`] asks for it.
-/// Regression tests: `mismatch_errors_read_as_serdes_default_methods_write_them` and
+/// Regression tests: `mismatch_errors_read_as_serdes_default_methods_write_them`,
+/// `field_errors_read_as_serdes_default_methods_write_them` and
 /// `a_rejected_untagged_variant_costs_one_allocation`.
 #[derive(Clone)]
 struct Mismatch {
-    /// `invalid value` rather than `invalid type`.
-    value: bool,
+    /// The method that made it.
+    said: Said,
     /// What was found; a `Str` or `Other` has its text in `text` after the expected one
     /// (the `&'static str` it holds here is empty), a `Bytes` keeps none (serde shows
     /// only "byte array").
@@ -117,6 +130,20 @@ struct Mismatch {
 }
 
 impl Mismatch {
+    /// A mismatch with empty texts, in its heap block.
+    #[inline(always)]
+    fn boxed(said: Said) -> Box<Inner> {
+        Box::new(Inner::Mismatch(Mismatch {
+            said,
+            unexp: de::Unexpected::Unit,
+            offset: 0,
+            exp_len: 0,
+            str_len: 0,
+            text: [0; MISMATCH_TEXT],
+            detail: std::sync::OnceLock::new(),
+        }))
+    }
+
     /// Writes the parts of a mismatch into `self` (built with empty texts, in its heap
     /// block, so that nothing is copied there afterwards); fails if the texts do not
     /// fit in `text` (or the expected text fails to format): those take serde's
@@ -160,8 +187,14 @@ impl Mismatch {
         Ok(())
     }
 
-    /// The message, as serde's default `invalid_type` / `invalid_value` write it.
+    /// The message, as serde's default methods write it.
     fn write_msg(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        let what = match self.said {
+            Said::InvalidType => "type",
+            Said::InvalidValue => "value",
+            Said::MissingField(field) => return write!(f, "missing field `{field}`"),
+            Said::DuplicateField(field) => return write!(f, "duplicate field `{field}`"),
+        };
         let (exp, rest) = self.text.split_at(usize::from(self.exp_len));
         let found = rest.get(..usize::from(self.str_len)).unwrap_or_default();
         // Both were written from `&str`s, whole, so both are UTF-8.
@@ -172,7 +205,6 @@ impl Mismatch {
             de::Unexpected::Other(_) => de::Unexpected::Other(found),
             u => u,
         };
-        let what = if self.value { "value" } else { "type" };
         write!(f, "invalid {what}: {unexp}, expected {exp}")
     }
 
@@ -291,15 +323,12 @@ impl Error {
     #[cold]
     #[inline(never)]
     fn mismatch(value: bool, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        let mut inner = Box::new(Inner::Mismatch(Mismatch {
-            value,
-            unexp: de::Unexpected::Unit,
-            offset: 0,
-            exp_len: 0,
-            str_len: 0,
-            text: [0; MISMATCH_TEXT],
-            detail: std::sync::OnceLock::new(),
-        }));
+        let said = if value {
+            Said::InvalidValue
+        } else {
+            Said::InvalidType
+        };
+        let mut inner = Mismatch::boxed(said);
         if let Inner::Mismatch(m) = &mut *inner {
             if m.fill(unexp, exp).is_ok() {
                 return Error(inner);
@@ -309,6 +338,17 @@ impl Error {
         drop(inner);
         let what = if value { "value" } else { "type" };
         de::Error::custom(format_args!("invalid {what}: {unexp}, expected {exp}"))
+    }
+
+    /// serde's `missing_field` (`duplicate` false) or `duplicate_field` error.
+    #[cold]
+    #[inline(never)]
+    fn field(duplicate: bool, field: &'static str) -> Self {
+        Error(Mismatch::boxed(if duplicate {
+            Said::DuplicateField(field)
+        } else {
+            Said::MissingField(field)
+        }))
     }
 }
 
@@ -400,6 +440,21 @@ impl de::Error for Error {
     #[cold]
     fn invalid_value(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
         Error::mismatch(true, unexp, exp)
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`): what a rejected variant
+    /// of an untagged enum of structs usually costs.
+    #[cold]
+    fn missing_field(field: &'static str) -> Self {
+        Error::field(false, field)
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`).
+    #[cold]
+    fn duplicate_field(field: &'static str) -> Self {
+        Error::field(true, field)
     }
 }
 

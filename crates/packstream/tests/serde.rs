@@ -1040,3 +1040,62 @@ fn uuids_were_copied_where_strings_and_bytes_are_borrowed() {
     // The one rejected variant's error (`Int`); the bytes cost nothing.
     assert_eq!(calls, 1);
 }
+
+#[test]
+fn field_errors_read_as_serdes_default_methods_write_them() {
+    use serde::de::Error as _;
+    for field in ["", "a", "name with `ticks`"] {
+        for (ours, theirs) in [
+            (
+                Error::missing_field(field),
+                SerdeDefault::missing_field(field),
+            ),
+            (
+                Error::duplicate_field(field),
+                SerdeDefault::duplicate_field(field),
+            ),
+        ] {
+            let msg = theirs.to_string();
+            assert_eq!(ours.to_string(), format!("{msg} at byte 0"));
+            assert_eq!(ours.kind(), "type_mismatch");
+            assert_eq!(ours.offset(), Some(0));
+            let detail = ErrorDetail::Data { msg, offset: 0 };
+            assert_eq!(ours.detail(), &detail);
+            assert_eq!(ours.into_detail(), detail);
+        }
+    }
+
+    // Through a struct, placed at the last token read, as custom errors are.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Pair {
+        a: i64,
+        b: i64,
+    }
+    let err = from_slice::<Pair>(b"\xA1\x81a\x01").unwrap_err();
+    assert_eq!(err.to_string(), "missing field `b` at byte 3");
+    assert_eq!(err.offset(), Some(3));
+    let err = from_slice::<Pair>(b"\xA3\x81a\x01\x81b\x02\x81a\x03").unwrap_err();
+    assert_eq!(err.to_string(), "duplicate field `a` at byte 7");
+
+    // A rejected struct variant of an untagged enum: one allocation for its error.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum Shape {
+        Circle { r: i64 },
+        Square { side: i64 },
+    }
+    let bytes = to_vec(&BTreeMap::from([("side", 2)])).unwrap();
+    let (shape, calls) = test_support::allocations_during(|| from_slice::<Shape>(&bytes));
+    assert_eq!(shape.unwrap(), Shape::Square { side: 2 });
+    // The same with the matching variant first: serde's buffering alone.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum SquareFirst {
+        Square { side: i64 },
+        Circle { r: i64 },
+    }
+    let (shape, buffered) = test_support::allocations_during(|| from_slice::<SquareFirst>(&bytes));
+    assert_eq!(shape.unwrap(), SquareFirst::Square { side: 2 });
+    assert_eq!(calls, buffered + 1);
+}
