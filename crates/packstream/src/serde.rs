@@ -61,7 +61,10 @@ use crate::reader::{ascii_ending_at, short_ascii, Reader, Token, TAG};
 /// Errors of serde (de)serialisation: what went wrong is an [`ErrorDetail`]
 /// ([`Error::detail`]), kept behind one pointer so that a `Result` of a small value
 /// travels in registers on the decoding path; the stable kind name and the offset are
-/// [`Error::kind`] and [`Error::offset`].
+/// [`Error::kind`] and [`Error::offset`]. The type errors serde raises while it tries
+/// the variants of an untagged enum (`invalid_type`, `invalid_value`, `missing_field`,
+/// `duplicate_field`) keep their parts and write their message, serde's own text, only
+/// when displayed; [`Error::detail`] builds their [`ErrorDetail::Data`] on first use.
 ///
 /// ```
 /// use packstream::serde::ErrorDetail;

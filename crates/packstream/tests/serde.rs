@@ -776,6 +776,10 @@ fn the_serde_error_is_one_pointer_wide() {
     assert_eq!(size_of::<Option<Error>>(), size_of::<usize>());
     assert_eq!(size_of::<Result<&str, Error>>(), 2 * size_of::<usize>());
     assert_eq!(size_of::<Result<i64, Error>>(), 2 * size_of::<usize>());
+    // And it still crosses threads (the lazily built detail is a `OnceLock`), as
+    // `Box<dyn std::error::Error + Send + Sync>` and `anyhow` need.
+    fn send_sync<T: Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    send_sync::<Error>();
 }
 
 /// Integers of every size and sign read into `i64` as the tokenizer reads them, with 0
