@@ -29,11 +29,15 @@ thread_local! {
     static TRACK: Cell<bool> = const { Cell::new(false) };
     static LIVE: Cell<isize> = const { Cell::new(0) };
     static PEAK: Cell<isize> = const { Cell::new(0) };
+    static CALLS: Cell<usize> = const { Cell::new(0) };
 }
 
 fn count(delta: isize) {
     // `try_with`: the thread-locals may already be gone while a thread shuts down.
     if TRACK.try_with(Cell::get).unwrap_or(false) {
+        if delta > 0 {
+            let _ = CALLS.try_with(|c| c.set(c.get() + 1));
+        }
         let _ = LIVE.try_with(|live| {
             let now = live.get() + delta;
             live.set(now);
@@ -61,7 +65,9 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size as isize - layout.size() as isize);
+        // A call, even if it shrinks.
+        count(-(layout.size() as isize));
+        count(new_size as isize);
         // SAFETY: same contract as the caller's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -79,4 +85,19 @@ pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let out = f();
     TRACK.with(|t| t.set(false));
     (out, PEAK.with(Cell::get).max(0) as usize)
+}
+
+/// Runs `f` and returns its result and how many times this thread asked the allocator
+/// for memory meanwhile (`alloc`, `alloc_zeroed` and `realloc` calls of a non-zero
+/// size; frees are not counted).
+///
+/// ```
+/// let (s, calls) = alloc_count::allocations_during(|| String::from("abc"));
+/// assert_eq!(s, "abc");
+/// assert_eq!(calls, 1);
+/// ```
+pub fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    CALLS.with(|c| c.set(0));
+    let (out, _) = peak_during(f);
+    (out, CALLS.with(Cell::get))
 }

@@ -351,7 +351,7 @@ impl crate::serde::Error {
     /// and every binding.
     #[must_use]
     pub fn kind(&self) -> &'static str {
-        self.detail().kind()
+        self.kind_str()
     }
 }
 

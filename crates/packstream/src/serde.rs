@@ -61,7 +61,10 @@ use crate::reader::{ascii_ending_at, short_ascii, Reader, Token, TAG};
 /// Errors of serde (de)serialisation: what went wrong is an [`ErrorDetail`]
 /// ([`Error::detail`]), kept behind one pointer so that a `Result` of a small value
 /// travels in registers on the decoding path; the stable kind name and the offset are
-/// [`Error::kind`] and [`Error::offset`].
+/// [`Error::kind`] and [`Error::offset`]. The type errors serde raises while it tries
+/// the variants of an untagged enum (`invalid_type`, `invalid_value`, `missing_field`,
+/// `duplicate_field`) keep their parts and write their message, serde's own text, only
+/// when displayed; [`Error::detail`] builds their [`ErrorDetail::Data`] on first use.
 ///
 /// ```
 /// use packstream::serde::ErrorDetail;
@@ -73,8 +76,175 @@ use crate::reader::{ascii_ending_at, short_ascii, Reader, Token, TAG};
 /// assert!(matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::UnexpectedEnd));
 /// assert_eq!(err.to_string(), "input ended early at byte 2 (expected string bytes)");
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct Error(Box<ErrorDetail>);
+#[derive(Clone)]
+pub struct Error(Box<Inner>);
+
+/// What an [`Error`] points to.
+#[derive(Clone)]
+enum Inner {
+    /// Built as it is.
+    Detail(ErrorDetail),
+    /// A type or value mismatch, or a missing or duplicate field, whose message is
+    /// written when asked for.
+    Mismatch(Mismatch),
+}
+
+/// Which of serde's `de::Error` methods made a [`Mismatch`].
+#[derive(Clone, Copy)]
+enum Said {
+    InvalidType,
+    InvalidValue,
+    /// The field's name, `'static` in serde's signature: nothing to copy.
+    MissingField(&'static str),
+    DuplicateField(&'static str),
+}
+
+/// Room in a [`Mismatch`] for the expected text and the unexpected string together.
+const MISMATCH_TEXT: usize = 96;
+
+/// serde's `invalid_type` and `invalid_value` errors, kept as their parts (and its
+/// `missing_field` and `duplicate_field` ones, which are a `'static` name). serde's
+/// untagged enums and `Option`-like fallbacks build one such error for every variant
+/// they try and reject, and drop it unread. serde's default methods format the message
+/// at once: escaping the unexpected string, printing the unexpected float in decimal
+/// and growing a `String` on the way, about 1,100 instructions and five allocations per
+/// error on `records_10000x3`. Here only the expected text is written (it borrows the
+/// visitor, so it cannot wait), into the same heap block: one allocation. The message
+/// is written, with the text serde's methods give, when the error is displayed, and
+/// the [`ErrorDetail`] is built the first time [`Error::detail`] asks for it.
+/// Regression tests: `mismatch_errors_read_as_serdes_default_methods_write_them`,
+/// `field_errors_read_as_serdes_default_methods_write_them` and
+/// `a_rejected_untagged_variant_costs_one_allocation`.
+#[derive(Clone)]
+struct Mismatch {
+    /// The method that made it.
+    said: Said,
+    /// What was found; a `Str` or `Other` has its text in `text` after the expected one
+    /// (the `&'static str` it holds here is empty), a `Bytes` keeps none (serde shows
+    /// only "byte array").
+    unexp: de::Unexpected<'static>,
+    offset: usize,
+    /// Lengths of the expected text and of the unexpected string in `text`.
+    exp_len: u8,
+    str_len: u8,
+    text: [u8; MISMATCH_TEXT],
+    /// The detail, once [`Error::detail`] has asked for it.
+    detail: std::sync::OnceLock<ErrorDetail>,
+}
+
+impl Mismatch {
+    /// A mismatch with empty texts, in its heap block.
+    #[inline(always)]
+    fn boxed(said: Said) -> Box<Inner> {
+        Box::new(Inner::Mismatch(Mismatch {
+            said,
+            unexp: de::Unexpected::Unit,
+            offset: 0,
+            exp_len: 0,
+            str_len: 0,
+            text: [0; MISMATCH_TEXT],
+            detail: std::sync::OnceLock::new(),
+        }))
+    }
+
+    /// Writes the parts of a mismatch into `self` (built with empty texts, in its heap
+    /// block, so that nothing is copied there afterwards); fails if the texts do not
+    /// fit in `text` (or the expected text fails to format): those take serde's
+    /// formatting path.
+    fn fill(&mut self, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> fmt::Result {
+        let mut w = Text {
+            buf: &mut self.text,
+            len: 0,
+        };
+        fmt::write(&mut w, format_args!("{exp}"))?;
+        let exp_len = w.len;
+        self.unexp = match unexp {
+            de::Unexpected::Str(s) => {
+                fmt::Write::write_str(&mut w, s)?;
+                de::Unexpected::Str("")
+            }
+            de::Unexpected::Other(s) => {
+                fmt::Write::write_str(&mut w, s)?;
+                de::Unexpected::Other("")
+            }
+            de::Unexpected::Bytes(_) => de::Unexpected::Bytes(&[]),
+            de::Unexpected::Bool(b) => de::Unexpected::Bool(b),
+            de::Unexpected::Unsigned(n) => de::Unexpected::Unsigned(n),
+            de::Unexpected::Signed(n) => de::Unexpected::Signed(n),
+            de::Unexpected::Float(f) => de::Unexpected::Float(f),
+            de::Unexpected::Char(c) => de::Unexpected::Char(c),
+            de::Unexpected::Unit => de::Unexpected::Unit,
+            de::Unexpected::Option => de::Unexpected::Option,
+            de::Unexpected::NewtypeStruct => de::Unexpected::NewtypeStruct,
+            de::Unexpected::Seq => de::Unexpected::Seq,
+            de::Unexpected::Map => de::Unexpected::Map,
+            de::Unexpected::Enum => de::Unexpected::Enum,
+            de::Unexpected::UnitVariant => de::Unexpected::UnitVariant,
+            de::Unexpected::NewtypeVariant => de::Unexpected::NewtypeVariant,
+            de::Unexpected::TupleVariant => de::Unexpected::TupleVariant,
+            de::Unexpected::StructVariant => de::Unexpected::StructVariant,
+        };
+        // Both fit: `len` never passes MISMATCH_TEXT, which is below 256.
+        self.exp_len = exp_len as u8;
+        self.str_len = (w.len - exp_len) as u8;
+        Ok(())
+    }
+
+    /// The message, as serde's default methods write it.
+    fn write_msg(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        let what = match self.said {
+            Said::InvalidType => "type",
+            Said::InvalidValue => "value",
+            Said::MissingField(field) => return write!(f, "missing field `{field}`"),
+            Said::DuplicateField(field) => return write!(f, "duplicate field `{field}`"),
+        };
+        let (exp, rest) = self.text.split_at(usize::from(self.exp_len));
+        let found = rest.get(..usize::from(self.str_len)).unwrap_or_default();
+        // Both were written from `&str`s, whole, so both are UTF-8.
+        let exp = core::str::from_utf8(exp).unwrap_or_default();
+        let found = core::str::from_utf8(found).unwrap_or_default();
+        let unexp = match self.unexp {
+            de::Unexpected::Str(_) => de::Unexpected::Str(found),
+            de::Unexpected::Other(_) => de::Unexpected::Other(found),
+            u => u,
+        };
+        write!(f, "invalid {what}: {unexp}, expected {exp}")
+    }
+
+    fn detail(&self) -> &ErrorDetail {
+        self.detail.get_or_init(|| self.build())
+    }
+
+    #[cold]
+    fn build(&self) -> ErrorDetail {
+        let mut msg = String::new();
+        // Writing to a String fails only if a Display impl does; these do not.
+        let _ = self.write_msg(&mut msg);
+        ErrorDetail::Data {
+            msg,
+            offset: self.offset,
+        }
+    }
+}
+
+/// A fixed buffer that refuses what does not fit.
+struct Text<'a> {
+    buf: &'a mut [u8; MISMATCH_TEXT],
+    len: usize,
+}
+
+impl fmt::Write for Text<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
 
 /// What went wrong in serde (de)serialisation: the variants an [`Error`] holds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,46 +281,112 @@ impl Error {
     /// The byte offset where decoding failed, counted from the first byte of the slice
     /// given to [`from_slice`]; `None` for encoding errors.
     pub fn offset(&self) -> Option<usize> {
-        self.0.offset()
+        match &*self.0 {
+            Inner::Detail(d) => d.offset(),
+            Inner::Mismatch(m) => Some(m.offset),
+        }
     }
 
     /// What went wrong.
     #[must_use]
     pub fn detail(&self) -> &ErrorDetail {
-        &self.0
+        match &*self.0 {
+            Inner::Detail(d) => d,
+            Inner::Mismatch(m) => m.detail(),
+        }
     }
 
     /// What went wrong, taken out of the error.
     #[must_use]
     pub fn into_detail(self) -> ErrorDetail {
-        *self.0
+        match *self.0 {
+            Inner::Detail(d) => d,
+            Inner::Mismatch(mut m) => m.detail.take().unwrap_or_else(|| m.build()),
+        }
     }
 
     /// The PackStream decode error, if that is what this is.
     #[must_use]
     pub fn decode_error(&self) -> Option<crate::Error> {
         match &*self.0 {
-            ErrorDetail::Decode(e) => Some(*e),
+            Inner::Detail(ErrorDetail::Decode(e)) => Some(*e),
             _ => None,
         }
     }
+
+    /// The kind name, as [`Error::kind`] (without building a mismatch's detail).
+    pub(crate) fn kind_str(&self) -> &'static str {
+        match &*self.0 {
+            Inner::Detail(d) => d.kind(),
+            Inner::Mismatch(_) => "type_mismatch",
+        }
+    }
+
+    /// A mismatch error of serde's `invalid_type` (`value` false) or `invalid_value`.
+    #[cold]
+    #[inline(never)]
+    fn mismatch(value: bool, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        let said = if value {
+            Said::InvalidValue
+        } else {
+            Said::InvalidType
+        };
+        let mut inner = Mismatch::boxed(said);
+        if let Inner::Mismatch(m) = &mut *inner {
+            if m.fill(unexp, exp).is_ok() {
+                return Error(inner);
+            }
+        }
+        // Too long to keep: one allocation wasted, on a rare path.
+        drop(inner);
+        let what = if value { "value" } else { "type" };
+        de::Error::custom(format_args!("invalid {what}: {unexp}, expected {exp}"))
+    }
+
+    /// serde's `missing_field` (`duplicate` false) or `duplicate_field` error.
+    #[cold]
+    #[inline(never)]
+    fn field(duplicate: bool, field: &'static str) -> Self {
+        Error(Mismatch::boxed(if duplicate {
+            Said::DuplicateField(field)
+        } else {
+            Said::MissingField(field)
+        }))
+    }
 }
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.detail() == other.detail()
+    }
+}
+
+impl Eq for Error {}
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        fmt::Debug::fmt(self.detail(), f)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&*self.0, f)
+        match &*self.0 {
+            Inner::Detail(d) => fmt::Display::fmt(d, f),
+            Inner::Mismatch(m) => {
+                m.write_msg(f)?;
+                write!(f, " at byte {}", m.offset)
+            }
+        }
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&*self.0)
+        match &*self.0 {
+            Inner::Detail(d) => std::error::Error::source(d),
+            Inner::Mismatch(_) => None,
+        }
     }
 }
 
@@ -158,7 +394,7 @@ impl From<ErrorDetail> for Error {
     #[cold]
     #[inline(never)]
     fn from(detail: ErrorDetail) -> Self {
-        Error(Box::new(detail))
+        Error(Box::new(Inner::Detail(detail)))
     }
 }
 
@@ -191,6 +427,37 @@ impl de::Error for Error {
             offset: 0,
         }
         .into()
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`). Cold, as serde's: the
+    /// typed paths branch around it.
+    #[cold]
+    fn invalid_type(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        Error::mismatch(false, unexp, exp)
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`). Cold, as serde's: the
+    /// typed paths branch around it.
+    #[cold]
+    fn invalid_value(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
+        Error::mismatch(true, unexp, exp)
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`): what a rejected variant
+    /// of an untagged enum of structs usually costs.
+    #[cold]
+    fn missing_field(field: &'static str) -> Self {
+        Error::field(false, field)
+    }
+
+    /// As serde's default method, whose message this error displays, but the message
+    /// is written only when it is displayed (see `Mismatch`).
+    #[cold]
+    fn duplicate_field(field: &'static str) -> Self {
+        Error::field(true, field)
     }
 }
 
@@ -918,11 +1185,16 @@ impl<'de> Deserializer<'de> {
     #[cold]
     #[inline(never)]
     fn placed(&self, mut e: Error) -> Error {
-        if let ErrorDetail::Data {
-            offset: offset @ 0, ..
-        } = &mut *e.0
-        {
-            *offset = self.last_start;
+        match &mut *e.0 {
+            Inner::Detail(ErrorDetail::Data {
+                offset: offset @ 0, ..
+            }) => *offset = self.last_start,
+            Inner::Mismatch(m) if m.offset == 0 => {
+                m.offset = self.last_start;
+                // Built with the old offset, if it was.
+                m.detail = std::sync::OnceLock::new();
+            }
+            _ => {}
         }
         e
     }
@@ -1202,7 +1474,17 @@ impl<'de> Deserializer<'de> {
             Token::Float(f) => visitor.visit_f64(f),
             Token::String(s) => visitor.visit_borrowed_str(s),
             Token::Bytes(b) => visitor.visit_borrowed_bytes(b),
-            Token::Uuid(u) => visitor.visit_bytes(&u),
+            // The 16 bytes just read, as they are in the input: borrowed, so that
+            // `&[u8]` targets take them and serde's buffering (untagged enums) keeps a
+            // borrow instead of a copy (regression test
+            // `uuids_were_copied_where_strings_and_bytes_are_borrowed`).
+            Token::Uuid(u) => match self.reader.pos.checked_sub(16) {
+                Some(at) => match self.reader.buf.get(at..self.reader.pos) {
+                    Some(raw) => visitor.visit_borrowed_bytes(raw),
+                    None => visitor.visit_bytes(&u),
+                },
+                None => visitor.visit_bytes(&u),
+            },
             Token::List(_) | Token::Struct { .. } | Token::Map(_) => {
                 Err(self.data_error("expected a scalar"))
             }
@@ -1290,8 +1572,9 @@ impl<'de> Deserializer<'de> {
         result
     }
 
-    /// Skips one complete value, iteratively (so at any depth), checking that map keys
-    /// are strings as for a value that is read. (It used to count tokens only, so
+    /// Skips one complete value, iteratively, checking that map keys are strings and
+    /// that containers nest no deeper than the limit allows, as for a value that is
+    /// read. (It used to count tokens only, so
     /// `IgnoredAny` and unknown struct fields accepted `{1: 2}`; regression test
     /// `map_keys_that_are_not_strings_are_refused`.)
     fn skip(&mut self) -> Result<(), Error> {
@@ -1314,6 +1597,14 @@ impl<'de> Deserializer<'de> {
                 Token::Map(n) => (2 * u64::from(n), true),
                 _ => (0, false),
             };
+            let container = matches!(tok, Token::List(_) | Token::Struct { .. } | Token::Map(_));
+            // The containers open in this value, this one included, as `enter` counts
+            // them. (Skipping needs no stack, but the limit is the caller's, and the
+            // other paths apply it; regression test
+            // `ignored_values_were_not_held_to_the_nesting_limit`.)
+            if container && open.len() >= self.depth_left as usize {
+                return Err(self.too_deep());
+            }
             if len > 0 {
                 open.push((len, is_map));
             }

@@ -213,8 +213,70 @@ fn deep_nesting_is_a_clean_error() {
         matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::LimitExceeded),
         "{err}"
     );
-    // Skipping is iterative and bounded by the input.
-    assert!(from_slice::<Any>(&deep).is_ok());
+    // Skipping is iterative, and held to the same limit.
+    let err = from_slice::<Any>(&deep).expect_err("too deep");
+    assert!(
+        matches!(err.detail(), ErrorDetail::Decode(e) if e.kind() == ErrorKind::LimitExceeded),
+        "{err}"
+    );
+}
+
+/// `IgnoredAny` (and so every unknown struct field) skipped values at any depth, where
+/// every other path refuses containers nested deeper than `max_depth`.
+#[test]
+fn ignored_values_were_not_held_to_the_nesting_limit() {
+    use packstream::{DecodeLimits, DecodeOptions};
+    use serde::de::IgnoredAny;
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Known {
+        a: i64,
+    }
+    for max_depth in 0..6 {
+        let opts = DecodeOptions {
+            limits: DecodeLimits {
+                max_depth,
+                ..DecodeLimits::default()
+            },
+            ..DecodeOptions::default()
+        };
+        for depth in 0..8usize {
+            // `depth` lists, one in the other, around a null; then the same value as
+            // the unknown field `b` of a one-entry map (one level more).
+            let mut value = vec![0x91; depth];
+            value.push(0xC0);
+            if depth > 0 {
+                // The innermost list holds a map, with an empty list in a value, to
+                // exercise each container kind: all the same depth plus two.
+                value.truncate(depth - 1);
+                value.extend_from_slice(b"\x91\xA1\x81k\x90");
+            }
+            let levels = if depth == 0 { 0 } else { depth + 2 };
+            let mut field = b"\xA2\x81a\x01\x81b".to_vec();
+            field.extend_from_slice(&value);
+            for (bytes, levels) in [(value.clone(), levels), (field, levels + 1)] {
+                let want = packstream::from_slice_with::<serde_json::Value>(&bytes, &opts);
+                let ignored = packstream::from_slice_with::<IgnoredAny>(&bytes, &opts);
+                assert_eq!(
+                    ignored.is_ok(),
+                    levels <= max_depth as usize,
+                    "{bytes:02X?}"
+                );
+                assert_eq!(ignored.is_ok(), want.is_ok(), "{bytes:02X?}");
+                if let (Err(e), Err(w)) = (&ignored, &want) {
+                    assert_eq!(e.decode_error(), w.decode_error(), "{bytes:02X?}");
+                    assert_eq!(e.kind(), "limit_exceeded");
+                }
+                if bytes[0] == 0xA2 {
+                    let known = packstream::from_slice_with::<Known>(&bytes, &opts);
+                    assert_eq!(known.is_ok(), want.is_ok(), "{bytes:02X?}");
+                    if let (Err(e), Err(w)) = (&known, &want) {
+                        assert_eq!(e.decode_error(), w.decode_error(), "{bytes:02X?}");
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// `Deserializer` kept across values: each value is decoded as `from_slice_with` would,
@@ -714,6 +776,10 @@ fn the_serde_error_is_one_pointer_wide() {
     assert_eq!(size_of::<Option<Error>>(), size_of::<usize>());
     assert_eq!(size_of::<Result<&str, Error>>(), 2 * size_of::<usize>());
     assert_eq!(size_of::<Result<i64, Error>>(), 2 * size_of::<usize>());
+    // And it still crosses threads (the lazily built detail is a `OnceLock`), as
+    // `Box<dyn std::error::Error + Send + Sync>` and `anyhow` need.
+    fn send_sync<T: Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    send_sync::<Error>();
 }
 
 /// Integers of every size and sign read into `i64` as the tokenizer reads them, with 0
@@ -798,4 +864,242 @@ fn typed_integers_of_every_size_read_as_the_tokenizer_does_wherever_they_end() {
         }
     }
     assert!(cases > 500, "{cases}");
+}
+
+/// serde's own error type, whose `invalid_type` and `invalid_value` are serde's default
+/// methods: the texts ours must display.
+type SerdeDefault = serde::de::value::Error;
+
+/// The `Unexpected`s of every shape, with strings of several lengths (the long ones do
+/// not fit beside the expected text and take serde's formatting path).
+fn unexpecteds(long: &str) -> Vec<serde::de::Unexpected<'_>> {
+    use serde::de::Unexpected as U;
+    vec![
+        U::Bool(true),
+        U::Unsigned(u64::MAX),
+        U::Signed(-7),
+        U::Float(1.5),
+        U::Float(2.0),
+        U::Float(f64::NAN),
+        U::Char('\n'),
+        U::Str(""),
+        U::Str("s1-2"),
+        U::Str("quote \" tab \t é ✓"),
+        U::Str(long),
+        U::Bytes(b"\x00\x01"),
+        U::Unit,
+        U::Option,
+        U::NewtypeStruct,
+        U::Seq,
+        U::Map,
+        U::Enum,
+        U::UnitVariant,
+        U::NewtypeVariant,
+        U::TupleVariant,
+        U::StructVariant,
+        U::Other("something else"),
+        U::Other(long),
+    ]
+}
+
+#[test]
+fn mismatch_errors_read_as_serdes_default_methods_write_them() {
+    use serde::de::Error as _;
+    let long = "x".repeat(200);
+    let long_expected = format!("one of {}", "y".repeat(120));
+    for unexp in unexpecteds(&long) {
+        for exp in ["i64", "a borrowed string", long_expected.as_str()] {
+            for (ours, theirs) in [
+                (
+                    Error::invalid_type(unexp, &exp),
+                    SerdeDefault::invalid_type(unexp, &exp),
+                ),
+                (
+                    Error::invalid_value(unexp, &exp),
+                    SerdeDefault::invalid_value(unexp, &exp),
+                ),
+            ] {
+                let msg = theirs.to_string();
+                assert_eq!(ours.to_string(), format!("{msg} at byte 0"));
+                assert_eq!(ours.kind(), "type_mismatch");
+                assert_eq!(ours.offset(), Some(0));
+                assert_eq!(ours.decode_error(), None);
+                let detail = ErrorDetail::Data {
+                    msg: msg.clone(),
+                    offset: 0,
+                };
+                assert_eq!(ours.detail(), &detail);
+                assert_eq!(format!("{ours:?}"), format!("{detail:?}"));
+                assert_eq!(ours, Error::custom(&msg));
+                assert_eq!(ours.clone().into_detail(), detail);
+                // Displayed after the detail was built, and the reverse.
+                assert_eq!(ours.to_string(), format!("{msg} at byte 0"));
+                assert_eq!(ours.into_detail(), detail);
+            }
+        }
+    }
+}
+
+#[test]
+fn mismatch_errors_are_placed_at_the_value_that_did_not_fit() {
+    // `[1, "ab"]` as two integers: the string starts at byte 2.
+    let err = from_slice::<(i64, i64)>(b"\x92\x01\x82ab").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid type: string \"ab\", expected i64 at byte 2"
+    );
+    assert_eq!(err.offset(), Some(2));
+    assert_eq!(err.kind(), "type_mismatch");
+    assert_eq!(
+        err.detail(),
+        &ErrorDetail::Data {
+            msg: "invalid type: string \"ab\", expected i64".into(),
+            offset: 2
+        }
+    );
+    // A float where a boolean was expected, inside a struct.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Flag {
+        on: bool,
+    }
+    let bytes = to_vec(&BTreeMap::from([("on", 2.5)])).unwrap();
+    let err = from_slice::<Flag>(&bytes).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid type: floating point `2.5`, expected a boolean at byte 4"
+    );
+}
+
+#[test]
+fn a_rejected_untagged_variant_costs_one_allocation() {
+    use serde::de::Error as _;
+    // What serde's untagged enums build and drop for each variant they try and reject.
+    let (_, calls) = test_support::allocations_during(|| {
+        drop(Error::invalid_type(
+            serde::de::Unexpected::Str("s1-2"),
+            &"i64",
+        ));
+    });
+    assert_eq!(calls, 1);
+    let (_, calls) = test_support::allocations_during(|| {
+        drop(Error::invalid_type(
+            serde::de::Unexpected::Float(0.5),
+            &"i64",
+        ));
+    });
+    assert_eq!(calls, 1);
+
+    // Through an untagged enum: a string cell is tried as an integer, a float and a
+    // boolean first (three rejected variants), and the string costs nothing.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum Cell<'a> {
+        Int(i64),
+        Float(f64),
+        Bool(bool),
+        Str(&'a str),
+    }
+    let bytes = b"\x84s1-2";
+    let (cell, calls) = test_support::allocations_during(|| from_slice::<Cell<'_>>(bytes));
+    assert_eq!(cell.unwrap(), Cell::Str("s1-2"));
+    assert_eq!(calls, 3);
+}
+
+/// A UUID (PackStream v2) was handed to serde as bytes copied out of the input, so a
+/// `&[u8]` target refused it and serde's buffering for untagged enums copied it into a
+/// new vector; strings and byte arrays were borrowed.
+#[test]
+fn uuids_were_copied_where_strings_and_bytes_are_borrowed() {
+    use packstream::DecodeOptions;
+    let opts = DecodeOptions {
+        uuid: true,
+        ..DecodeOptions::default()
+    };
+    let raw: Vec<u8> = (1..=16).collect();
+    let mut bytes = vec![0x92, 0xE0];
+    bytes.extend_from_slice(&raw);
+    bytes.push(0x01);
+    let (uuid, one): (&[u8], i64) = packstream::from_slice_with(&bytes, &opts).unwrap();
+    assert_eq!((uuid, one), (&raw[..], 1));
+    assert!(
+        core::ptr::eq(uuid, &bytes[2..18]),
+        "borrowed from the input"
+    );
+    // An owned target still gets its copy.
+    let (owned, _): (serde_bytes::ByteBuf, i64) =
+        packstream::from_slice_with(&bytes, &opts).unwrap();
+    assert_eq!(owned.as_ref(), &raw[..]);
+    // Buffered by an untagged enum: a borrow, no allocation for the bytes.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum Cell<'a> {
+        Int(i64),
+        Raw(&'a [u8]),
+    }
+    let (cell, calls) = test_support::allocations_during(|| {
+        packstream::from_slice_with::<Cell<'_>>(&bytes[1..18], &opts)
+    });
+    assert_eq!(cell.unwrap(), Cell::Raw(&raw));
+    // The one rejected variant's error (`Int`); the bytes cost nothing.
+    assert_eq!(calls, 1);
+}
+
+#[test]
+fn field_errors_read_as_serdes_default_methods_write_them() {
+    use serde::de::Error as _;
+    for field in ["", "a", "name with `ticks`"] {
+        for (ours, theirs) in [
+            (
+                Error::missing_field(field),
+                SerdeDefault::missing_field(field),
+            ),
+            (
+                Error::duplicate_field(field),
+                SerdeDefault::duplicate_field(field),
+            ),
+        ] {
+            let msg = theirs.to_string();
+            assert_eq!(ours.to_string(), format!("{msg} at byte 0"));
+            assert_eq!(ours.kind(), "type_mismatch");
+            assert_eq!(ours.offset(), Some(0));
+            let detail = ErrorDetail::Data { msg, offset: 0 };
+            assert_eq!(ours.detail(), &detail);
+            assert_eq!(ours.into_detail(), detail);
+        }
+    }
+
+    // Through a struct, placed at the last token read, as custom errors are.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Pair {
+        a: i64,
+        b: i64,
+    }
+    let err = from_slice::<Pair>(b"\xA1\x81a\x01").unwrap_err();
+    assert_eq!(err.to_string(), "missing field `b` at byte 3");
+    assert_eq!(err.offset(), Some(3));
+    let err = from_slice::<Pair>(b"\xA3\x81a\x01\x81b\x02\x81a\x03").unwrap_err();
+    assert_eq!(err.to_string(), "duplicate field `a` at byte 7");
+
+    // A rejected struct variant of an untagged enum: one allocation for its error.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum Shape {
+        Circle { r: i64 },
+        Square { side: i64 },
+    }
+    let bytes = to_vec(&BTreeMap::from([("side", 2)])).unwrap();
+    let (shape, calls) = test_support::allocations_during(|| from_slice::<Shape>(&bytes));
+    assert_eq!(shape.unwrap(), Shape::Square { side: 2 });
+    // The same with the matching variant first: serde's buffering alone.
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(untagged)]
+    enum SquareFirst {
+        Square { side: i64 },
+        Circle { r: i64 },
+    }
+    let (shape, buffered) = test_support::allocations_during(|| from_slice::<SquareFirst>(&bytes));
+    assert_eq!(shape.unwrap(), SquareFirst::Square { side: 2 });
+    assert_eq!(calls, buffered + 1);
 }

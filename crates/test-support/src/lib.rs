@@ -9,10 +9,10 @@
 //!   servers the integration tests start and the captures were recorded from).
 //! * [`on_stack`]: runs a closure on a thread with a small stack, for the tests that a
 //!   deep input is handled without recursing once per level.
-//! * [`peak_during`] and [`packstream_bound`]: the counting allocator of
-//!   `crates/alloc-count`, re-exported. Linking this crate installs that allocator (it
-//!   forwards every call to the system allocator and counts only inside
-//!   [`peak_during`]).
+//! * [`peak_during`], [`allocations_during`] and [`packstream_bound`]: the counting
+//!   allocator of `crates/alloc-count`, re-exported. Linking this crate installs that
+//!   allocator (it forwards every call to the system allocator and counts only inside
+//!   [`peak_during`] and [`allocations_during`]).
 //!
 //! ```
 //! assert_eq!(test_support::hex("B1 7E"), [0xB1, 0x7E]);
@@ -26,7 +26,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub use alloc_count::{packstream_bound, peak_during};
+pub use alloc_count::{allocations_during, packstream_bound, peak_during};
 
 /// The bytes of a hex literal. ASCII whitespace between digits is ignored, so both
 /// `"b17e00"` and `"B1 7E 00"` work; the digits must pair up into whole bytes.
