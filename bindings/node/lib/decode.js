@@ -193,6 +193,7 @@ let K = [] // interned keys
 let C = DEFAULT_CONV // conversions
 let E = NO_ERRORS // errors of the tape's failed messages
 let intMode = INT_NUMBER // C.int
+let retained = false // C.retained
 let p = 0 // next word
 let fp = 0 // next float
 let lp = 0 // next char of L
@@ -209,11 +210,11 @@ function enter () {
 function leave () {
   if (--depth > 0) {
     const s = saved.pop()
-    W = s[0]; F = s[1]; B = s[2]; L = s[3]; U = s[4]; K = s[5]; C = s[6]; E = s[7]; intMode = C.int
+    W = s[0]; F = s[1]; B = s[2]; L = s[3]; U = s[4]; K = s[5]; C = s[6]; E = s[7]; intMode = C.int; retained = C.retained
     p = s[8]; fp = s[9]; lp = s[10]; up = s[11]; bp = s[12]; nest = s[13]
   } else {
     // Keep nothing of the last call alive.
-    W = NO_WORDS; F = NO_FLOATS; B = NO_BYTES; L = ''; U = ''; K = []; C = DEFAULT_CONV; E = NO_ERRORS
+    W = NO_WORDS; F = NO_FLOATS; B = NO_BYTES; L = ''; U = ''; K = []; C = DEFAULT_CONV; E = NO_ERRORS; retained = false
   }
 }
 
@@ -282,7 +283,7 @@ function syncKeys (keys, native, base) {
 
 /** Loads a reader into the registers. */
 function useReader (r) {
-  W = r.W; F = r.F; B = r.B; L = r.L; U = r.U; K = r.K; C = r.C; E = r.E; intMode = C.int
+  W = r.W; F = r.F; B = r.B; L = r.L; U = r.U; K = r.K; C = r.C; E = r.E; intMode = C.int; retained = C.retained
   p = r.p; fp = r.fp; lp = r.lp; up = r.up; bp = r.bp; nest = 0
 }
 
@@ -438,11 +439,21 @@ function readList (w) {
   nest++
   let n = w >>> 4
   if (n === LONG) n = W[p++]
-  const kept = C.retained
+  const kept = retained
   if (n < 4) {
     // Short lists as array literals: V8 allocates those inline, where `new Array(n)`
     // calls a builtin (most of the cost of a one-item list).
-    const a = kept ? retainedShortList(n) : shortList(n)
+    let a
+    if (kept) {
+      // (The same literals, as the retained sites: see `newArray`.)
+      if (n === 1) a = [readItem()]
+      else if (n === 2) a = [readItem(), readItem()]
+      else if (n === 3) a = [readItem(), readItem(), readItem()]
+      else a = []
+    } else if (n === 1) a = [readItem()]
+    else if (n === 2) a = [readItem(), readItem()]
+    else if (n === 3) a = [readItem(), readItem(), readItem()]
+    else a = []
     nest--
     return a
   }
@@ -554,8 +565,20 @@ function readList (w) {
  */
 function readFlat (w) {
   const n = w >>> 4
-  const kept = C.retained
-  if (n < 4) return kept ? retainedShortList(n) : shortList(n)
+  const kept = retained
+  if (n < 4) {
+    if (kept) {
+      // (The same literals, as the retained sites: see `newArray`.)
+      if (n === 1) return [readItem()]
+      if (n === 2) return [readItem(), readItem()]
+      if (n === 3) return [readItem(), readItem(), readItem()]
+      return []
+    }
+    if (n === 1) return [readItem()]
+    if (n === 2) return [readItem(), readItem()]
+    if (n === 3) return [readItem(), readItem(), readItem()]
+    return []
+  }
   const a = n <= 8 ? (kept ? retainedArray(n) : newArray(n)) : kept ? new Array(n) : new Array(n)
   const w0 = W
   const f0 = F
@@ -594,22 +617,6 @@ function readFlat (w) {
   fp = fq
   lp = lq
   return a
-}
-
-/** A list of `n` (0 to 3) items read with `readItem`, from array literals. */
-function shortList (n) {
-  if (n === 1) return [readItem()]
-  if (n === 2) return [readItem(), readItem()]
-  if (n === 3) return [readItem(), readItem(), readItem()]
-  return []
-}
-
-/** `shortList` with allocation sites of its own, for `C.retained` (see `newArray`). */
-function retainedShortList (n) {
-  if (n === 1) return [readItem()]
-  if (n === 2) return [readItem(), readItem()]
-  if (n === 3) return [readItem(), readItem(), readItem()]
-  return []
 }
 
 /**
@@ -695,7 +702,7 @@ function readStruct (w) {
   const signature = (w >>> 4) & 0xff
   const n = w >>> 12
   // (The site under `C.retained` is the retained one, see `newArray`.)
-  const fields = C.retained ? new Array(n) : new Array(n)
+  const fields = retained ? new Array(n) : new Array(n)
   for (let i = 0; i < n; i++) fields[i] = readValue()
   nest--
   return C.hydrate === null ? new Structure(signature, fields) : C.hydrate(signature, fields)
@@ -1183,6 +1190,7 @@ class StreamDecoder {
       if (conv) {
         C = conv
         intMode = conv.int
+        retained = conv.retained
       }
       return readMessageAndSkip()
     } finally {
@@ -1208,6 +1216,7 @@ class StreamDecoder {
       if (conv) {
         C = conv
         intMode = conv.int
+        retained = conv.retained
       }
       if (n === 1 && out === null) {
         // (A connection's reads: one message at a time.)
