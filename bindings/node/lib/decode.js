@@ -443,17 +443,7 @@ function readList (w) {
   if (n < 4) {
     // Short lists as array literals: V8 allocates those inline, where `new Array(n)`
     // calls a builtin (most of the cost of a one-item list).
-    let a
-    if (kept) {
-      // (The same literals, as the retained sites: see `newArray`.)
-      if (n === 1) a = [readItem()]
-      else if (n === 2) a = [readItem(), readItem()]
-      else if (n === 3) a = [readItem(), readItem(), readItem()]
-      else a = []
-    } else if (n === 1) a = [readItem()]
-    else if (n === 2) a = [readItem(), readItem()]
-    else if (n === 3) a = [readItem(), readItem(), readItem()]
-    else a = []
+    const a = kept ? retainedShortList(n) : shortList(n)
     nest--
     return a
   }
@@ -566,19 +556,7 @@ function readList (w) {
 function readFlat (w) {
   const n = w >>> 4
   const kept = retained
-  if (n < 4) {
-    if (kept) {
-      // (The same literals, as the retained sites: see `newArray`.)
-      if (n === 1) return [readItem()]
-      if (n === 2) return [readItem(), readItem()]
-      if (n === 3) return [readItem(), readItem(), readItem()]
-      return []
-    }
-    if (n === 1) return [readItem()]
-    if (n === 2) return [readItem(), readItem()]
-    if (n === 3) return [readItem(), readItem(), readItem()]
-    return []
-  }
+  if (n < 4) return kept ? retainedShortList(n) : shortList(n)
   const a = n <= 8 ? (kept ? retainedArray(n) : newArray(n)) : kept ? new Array(n) : new Array(n)
   const w0 = W
   const f0 = F
@@ -617,6 +595,22 @@ function readFlat (w) {
   fp = fq
   lp = lq
   return a
+}
+
+/** A list of `n` (0 to 3) items read with `readItem`, from array literals. */
+function shortList (n) {
+  if (n === 1) return [readItem()]
+  if (n === 2) return [readItem(), readItem()]
+  if (n === 3) return [readItem(), readItem(), readItem()]
+  return []
+}
+
+/** `shortList` with allocation sites of its own, for `retained` (see `newArray`). */
+function retainedShortList (n) {
+  if (n === 1) return [readItem()]
+  if (n === 2) return [readItem(), readItem()]
+  if (n === 3) return [readItem(), readItem(), readItem()]
+  return []
 }
 
 /**
