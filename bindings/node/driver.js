@@ -181,7 +181,10 @@ function unpackOptions (m, o) {
       ? (bytes) => new UUID(bytes)
       : () => { throw newError('Unknown packed value with marker e0') },
     uuid: true,
-    legacyStructs: true
+    legacyStructs: true,
+    // The driver's result keeps its records: their lists and maps come from allocation
+    // sites of their own, which V8 may then pretenure (lib/decode.js, newArray).
+    retained: true
   }
 }
 

@@ -22,6 +22,11 @@ type Conv = {
     uuid: ((bytes: Uint8Array) => unknown) | null;
     int8: boolean;
     Integer: Function | null;
+    /**
+     * whether the lists come from the retained
+     * allocation sites (option `retained`: see `newArray`)
+     */
+    retained: boolean;
 };
 /**
  * A tape and the cursors of its reader.
@@ -109,6 +114,8 @@ declare class StreamDecoder {
  * @property {((bytes: Uint8Array) => unknown) | null} uuid
  * @property {boolean} int8
  * @property {Function | null} Integer
+ * @property {boolean} retained whether the lists come from the retained
+ *   allocation sites (option `retained`: see `newArray`)
  */
 /** @returns {Conv} */
 declare function makeConv(options: any): Conv;

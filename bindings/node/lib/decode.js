@@ -104,6 +104,8 @@ function driverCore () {
  * @property {((bytes: Uint8Array) => unknown) | null} uuid
  * @property {boolean} int8
  * @property {Function | null} Integer
+ * @property {boolean} retained whether the lists come from the retained
+ *   allocation sites (option `retained`: see `newArray`)
  */
 
 /** @returns {Conv} */
@@ -138,12 +140,13 @@ function makeConv (options) {
     hydrate: typeof hydrate === 'function' ? hydrate : null,
     uuid: typeof createUuid === 'function' ? createUuid : null,
     int8: bytes === 'int8',
-    Integer
+    Integer,
+    retained: o.retained === true
   }
 }
 
 /** @type {Conv} */
-const DEFAULT_CONV = { int: INT_NUMBER, hydrate: null, uuid: null, int8: false, Integer: null }
+const DEFAULT_CONV = { int: INT_NUMBER, hydrate: null, uuid: null, int8: false, Integer: null, retained: false }
 
 const NATIVE_KEYS = ['uuid', 'legacyStructs', 'maxDepth', 'maxStringLen', 'maxBytesLen',
   'maxContainerLen', 'maxTotalElements', 'maxMessageSize', 'maxChunks']
@@ -190,6 +193,7 @@ let K = [] // interned keys
 let C = DEFAULT_CONV // conversions
 let E = NO_ERRORS // errors of the tape's failed messages
 let intMode = INT_NUMBER // C.int
+let retained = false // C.retained
 let p = 0 // next word
 let fp = 0 // next float
 let lp = 0 // next char of L
@@ -206,11 +210,11 @@ function enter () {
 function leave () {
   if (--depth > 0) {
     const s = saved.pop()
-    W = s[0]; F = s[1]; B = s[2]; L = s[3]; U = s[4]; K = s[5]; C = s[6]; E = s[7]; intMode = C.int
+    W = s[0]; F = s[1]; B = s[2]; L = s[3]; U = s[4]; K = s[5]; C = s[6]; E = s[7]; intMode = C.int; retained = C.retained
     p = s[8]; fp = s[9]; lp = s[10]; up = s[11]; bp = s[12]; nest = s[13]
   } else {
     // Keep nothing of the last call alive.
-    W = NO_WORDS; F = NO_FLOATS; B = NO_BYTES; L = ''; U = ''; K = []; C = DEFAULT_CONV; E = NO_ERRORS
+    W = NO_WORDS; F = NO_FLOATS; B = NO_BYTES; L = ''; U = ''; K = []; C = DEFAULT_CONV; E = NO_ERRORS; retained = false
   }
 }
 
@@ -279,7 +283,7 @@ function syncKeys (keys, native, base) {
 
 /** Loads a reader into the registers. */
 function useReader (r) {
-  W = r.W; F = r.F; B = r.B; L = r.L; U = r.U; K = r.K; C = r.C; E = r.E; intMode = C.int
+  W = r.W; F = r.F; B = r.B; L = r.L; U = r.U; K = r.K; C = r.C; E = r.E; intMode = C.int; retained = C.retained
   p = r.p; fp = r.fp; lp = r.lp; up = r.up; bp = r.bp; nest = 0
 }
 
@@ -374,12 +378,39 @@ function readValue () {
  * An array of `n` (1 to 8) items to fill in, from an array literal. V8 tracks where
  * literals are allocated, and once most of what one allocates outlives young-generation
  * collections (the rows and lists a result keeps), allocates it straight in the old
- * generation (allocation-site pretenuring), so that scavenges no longer copy it twice;
- * `new Array(n)` is never pretenured. The array is the same to JS either way once every
- * item is set. Longer lists keep `new Array(n)` at the call sites (through here they
- * cost 1.6 % more instructions on lists 1000×100).
+ * generation (allocation-site pretenuring), so that scavenges no longer copy it twice.
+ * The array is the same to JS either way once every item is set. Longer lists keep
+ * `new Array(n)` at the call sites (through here they cost 1.6 % more instructions on
+ * lists 1000×100).
+ *
+ * V8 decides for each site once, from the first collections that see enough of its
+ * objects, and keeps the decision (`new Array(n)` sites too). If a site's objects were
+ * kept then (the driver's result rows, or any value a caller holds across a collection)
+ * and are dropped later, every later list of that site is still allocated in the old
+ * generation, where the dropped ones wait for full collections: lists 1000×1 took 3×
+ * as long in such a process. So every list of the rebuild comes from one of two
+ * sets of sites: `retainedArray` and the literals under `C.retained` for a caller that
+ * keeps what it decodes (option `retained`: the drop-in, whose records the driver's
+ * result keeps), these for every other caller, so that neither decides for the other
+ * (regression: one_allocation_site_for_kept_and_dropped_lists).
  */
 function newArray (n) {
+  const u = undefined
+  switch (n) {
+    case 1: return [u]
+    case 2: return [u, u]
+    case 3: return [u, u, u]
+    case 4: return [u, u, u, u]
+    case 5: return [u, u, u, u, u]
+    case 6: return [u, u, u, u, u, u]
+    case 7: return [u, u, u, u, u, u, u]
+    case 8: return [u, u, u, u, u, u, u, u]
+    default: return new Array(n) // (not called so)
+  }
+}
+
+/** `newArray` with allocation sites of its own, for `C.retained` (see `newArray`). */
+function retainedArray (n) {
   const u = undefined
   switch (n) {
     case 1: return [u]
@@ -408,18 +439,16 @@ function readList (w) {
   nest++
   let n = w >>> 4
   if (n === LONG) n = W[p++]
+  const kept = retained
   if (n < 4) {
     // Short lists as array literals: V8 allocates those inline, where `new Array(n)`
     // calls a builtin (most of the cost of a one-item list).
-    let a
-    if (n === 1) a = [readItem()]
-    else if (n === 2) a = [readItem(), readItem()]
-    else if (n === 3) a = [readItem(), readItem(), readItem()]
-    else a = []
+    const a = kept ? retainedShortList(n) : shortList(n)
     nest--
     return a
   }
-  const a = n <= 8 ? newArray(n) : new Array(n)
+  // (Each allocation twice: the sites under `kept` are the retained ones, see `newArray`.)
+  const a = n <= 8 ? (kept ? retainedArray(n) : newArray(n)) : kept ? new Array(n) : new Array(n)
   // The common scalars inline, with the cursors in locals; anything else through the
   // general path, with the cursors handed back and forth.
   const w0 = W
@@ -458,16 +487,18 @@ function readList (w) {
           const t = y & 15
           if (t === T_INT && numbers) {
             q++
-            a[i] = [y >> 4]
+            const v = y >> 4
+            a[i] = kept ? [v] : [v]
             continue
           }
           if (t === T_FLOAT) {
             q++
-            a[i] = [f0[fq++]]
+            const v = f0[fq++]
+            a[i] = kept ? [v] : [v]
             continue
           }
         }
-        const b = m <= 8 ? newArray(m) : new Array(m)
+        const b = m <= 8 ? (kept ? retainedArray(m) : newArray(m)) : kept ? new Array(m) : new Array(m)
         for (let j = 0; j < m; j++) {
           const y = w0[q]
           const t = y & 15
@@ -524,13 +555,9 @@ function readList (w) {
  */
 function readFlat (w) {
   const n = w >>> 4
-  if (n < 4) {
-    if (n === 1) return [readItem()]
-    if (n === 2) return [readItem(), readItem()]
-    if (n === 3) return [readItem(), readItem(), readItem()]
-    return []
-  }
-  const a = n <= 8 ? newArray(n) : new Array(n)
+  const kept = retained
+  if (n < 4) return kept ? retainedShortList(n) : shortList(n)
+  const a = n <= 8 ? (kept ? retainedArray(n) : newArray(n)) : kept ? new Array(n) : new Array(n)
   const w0 = W
   const f0 = F
   const l0 = L
@@ -568,6 +595,22 @@ function readFlat (w) {
   fp = fq
   lp = lq
   return a
+}
+
+/** A list of `n` (0 to 3) items read with `readItem`, from array literals. */
+function shortList (n) {
+  if (n === 1) return [readItem()]
+  if (n === 2) return [readItem(), readItem()]
+  if (n === 3) return [readItem(), readItem(), readItem()]
+  return []
+}
+
+/** `shortList` with allocation sites of its own, for `retained` (see `newArray`). */
+function retainedShortList (n) {
+  if (n === 1) return [readItem()]
+  if (n === 2) return [readItem(), readItem()]
+  if (n === 3) return [readItem(), readItem(), readItem()]
+  return []
 }
 
 /**
@@ -621,7 +664,7 @@ function readMap (w) {
   nest++
   let n = w >>> 4
   if (n === LONG) n = W[p++]
-  const o = {}
+  const o = {} // (no allocation site: V8 makes an empty object literal without one)
   for (let i = 0; i < n; i++) {
     const kw = W[p++]
     let k
@@ -652,7 +695,8 @@ function readStruct (w) {
   nest++
   const signature = (w >>> 4) & 0xff
   const n = w >>> 12
-  const fields = new Array(n)
+  // (The site under `C.retained` is the retained one, see `newArray`.)
+  const fields = retained ? new Array(n) : new Array(n)
   for (let i = 0; i < n; i++) fields[i] = readValue()
   nest--
   return C.hydrate === null ? new Structure(signature, fields) : C.hydrate(signature, fields)
@@ -1140,6 +1184,7 @@ class StreamDecoder {
       if (conv) {
         C = conv
         intMode = conv.int
+        retained = conv.retained
       }
       return readMessageAndSkip()
     } finally {
@@ -1165,6 +1210,7 @@ class StreamDecoder {
       if (conv) {
         C = conv
         intMode = conv.int
+        retained = conv.retained
       }
       if (n === 1 && out === null) {
         // (A connection's reads: one message at a time.)

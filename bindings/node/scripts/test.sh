@@ -39,7 +39,7 @@ if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   fi
 fi
 
-tests=(test/vectors.test.js test/api.test.js test/isolation.test.js test/connection.test.js test/message-vectors.test.js test/captures.test.js test/connection.e2e.test.js test/differential.test.js test/driver-contract.test.js test/records.test.js test/fast-hydrate.test.js test/hydration.test.js test/arrow.test.js test/driver.e2e.test.js)
+tests=(test/vectors.test.js test/api.test.js test/allocation-sites.test.js test/isolation.test.js test/connection.test.js test/message-vectors.test.js test/captures.test.js test/connection.e2e.test.js test/differential.test.js test/driver-contract.test.js test/records.test.js test/fast-hydrate.test.js test/hydration.test.js test/arrow.test.js test/driver.e2e.test.js)
 # Every run of the test runner (this package's release, then the others) into one log.
 run_all='s=0; node --test "${@:1}" 2>&1 | tee "$0"; s=${PIPESTATUS[0]}; scripts/driver-releases.sh 2>&1 | tee -a "$0"; r=${PIPESTATUS[0]}; exit $(( s != 0 ? s : r ))'
 log="$(mktemp)"
