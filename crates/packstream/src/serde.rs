@@ -99,6 +99,17 @@ enum Said {
     DuplicateField(&'static str),
 }
 
+impl Said {
+    /// The word serde's `invalid_type` / `invalid_value` messages start with:
+    /// "invalid type: ..." or "invalid value: ...".
+    fn noun(self) -> &'static str {
+        match self {
+            Said::InvalidValue => "value",
+            _ => "type",
+        }
+    }
+}
+
 /// Room in a [`Mismatch`] for the expected text and the unexpected string together.
 const MISMATCH_TEXT: usize = 96;
 
@@ -192,12 +203,11 @@ impl Mismatch {
 
     /// The message, as serde's default methods write it.
     fn write_msg(&self, f: &mut impl fmt::Write) -> fmt::Result {
-        let what = match self.said {
-            Said::InvalidType => "type",
-            Said::InvalidValue => "value",
+        match self.said {
             Said::MissingField(field) => return write!(f, "missing field `{field}`"),
             Said::DuplicateField(field) => return write!(f, "duplicate field `{field}`"),
-        };
+            Said::InvalidType | Said::InvalidValue => {}
+        }
         let (exp, rest) = self.text.split_at(usize::from(self.exp_len));
         let found = rest.get(..usize::from(self.str_len)).unwrap_or_default();
         // Both were written from `&str`s, whole, so both are UTF-8.
@@ -208,7 +218,7 @@ impl Mismatch {
             de::Unexpected::Other(_) => de::Unexpected::Other(found),
             u => u,
         };
-        write!(f, "invalid {what}: {unexp}, expected {exp}")
+        write!(f, "invalid {}: {unexp}, expected {exp}", self.said.noun())
     }
 
     fn detail(&self) -> &ErrorDetail {
@@ -322,15 +332,10 @@ impl Error {
         }
     }
 
-    /// A mismatch error of serde's `invalid_type` (`value` false) or `invalid_value`.
+    /// A mismatch error of serde's `invalid_type` or `invalid_value` (`said`).
     #[cold]
     #[inline(never)]
-    fn mismatch(value: bool, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        let said = if value {
-            Said::InvalidValue
-        } else {
-            Said::InvalidType
-        };
+    fn mismatch(said: Said, unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
         let mut inner = Mismatch::boxed(said);
         if let Inner::Mismatch(m) = &mut *inner {
             if m.fill(unexp, exp).is_ok() {
@@ -339,19 +344,17 @@ impl Error {
         }
         // Too long to keep: one allocation wasted, on a rare path.
         drop(inner);
-        let what = if value { "value" } else { "type" };
-        de::Error::custom(format_args!("invalid {what}: {unexp}, expected {exp}"))
+        de::Error::custom(format_args!(
+            "invalid {}: {unexp}, expected {exp}",
+            said.noun()
+        ))
     }
 
-    /// serde's `missing_field` (`duplicate` false) or `duplicate_field` error.
+    /// serde's `missing_field` or `duplicate_field` error (`said`, which holds the field).
     #[cold]
     #[inline(never)]
-    fn field(duplicate: bool, field: &'static str) -> Self {
-        Error(Mismatch::boxed(if duplicate {
-            Said::DuplicateField(field)
-        } else {
-            Said::MissingField(field)
-        }))
+    fn field(said: Said) -> Self {
+        Error(Mismatch::boxed(said))
     }
 }
 
@@ -434,7 +437,7 @@ impl de::Error for Error {
     /// typed paths branch around it.
     #[cold]
     fn invalid_type(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        Error::mismatch(false, unexp, exp)
+        Error::mismatch(Said::InvalidType, unexp, exp)
     }
 
     /// As serde's default method, whose message this error displays, but the message
@@ -442,7 +445,7 @@ impl de::Error for Error {
     /// typed paths branch around it.
     #[cold]
     fn invalid_value(unexp: de::Unexpected<'_>, exp: &dyn de::Expected) -> Self {
-        Error::mismatch(true, unexp, exp)
+        Error::mismatch(Said::InvalidValue, unexp, exp)
     }
 
     /// As serde's default method, whose message this error displays, but the message
@@ -450,14 +453,14 @@ impl de::Error for Error {
     /// of an untagged enum of structs usually costs.
     #[cold]
     fn missing_field(field: &'static str) -> Self {
-        Error::field(false, field)
+        Error::field(Said::MissingField(field))
     }
 
     /// As serde's default method, whose message this error displays, but the message
     /// is written only when it is displayed (see `Mismatch`).
     #[cold]
     fn duplicate_field(field: &'static str) -> Self {
-        Error::field(true, field)
+        Error::field(Said::DuplicateField(field))
     }
 }
 
@@ -1592,12 +1595,12 @@ impl<'de> Deserializer<'de> {
             if let Some(top) = open.last_mut() {
                 top.0 -= 1;
             }
-            let (len, is_map) = match tok {
-                Token::List(n) | Token::Struct { len: n, .. } => (u64::from(n), false),
-                Token::Map(n) => (2 * u64::from(n), true),
-                _ => (0, false),
+            // Items the token opens, whether it is a map, whether it is a container.
+            let (len, is_map, container) = match tok {
+                Token::List(n) | Token::Struct { len: n, .. } => (u64::from(n), false, true),
+                Token::Map(n) => (2 * u64::from(n), true, true),
+                _ => (0, false, false),
             };
-            let container = matches!(tok, Token::List(_) | Token::Struct { .. } | Token::Map(_));
             // The containers open in this value, this one included, as `enter` counts
             // them. (Skipping needs no stack, but the limit is the caller's, and the
             // other paths apply it; regression test
