@@ -13,7 +13,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use boltcodec_benches::{encode_all, nested_lists, records, Row, TypedRecord, TypedWideRecord};
+use boltcodec_benches::{
+    encode_all, free_block, nested_lists, records, Row, TypedRecord, TypedWideRecord,
+};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use packstream::{Encoder, Value, ValueRef};
 use serde::Deserialize;
@@ -27,18 +29,14 @@ fn config() -> Criterion {
 
 /// Puts glibc's allocator in the state every function of the bench is measured in.
 ///
-/// glibc returns the top of its heap to the kernel once more than its trim threshold
-/// (128 KiB at start) is free there, and raises that threshold for the rest of the
-/// process to twice the size of the largest `mmap`ed block freed so far. Criterion frees
-/// such blocks of its own between functions, at points that differ from run to run, so
-/// without this a multi-megabyte decode such as `lists_1000x100` was trimmed and faulted
-/// in again on every iteration for whichever functions happened to run before the first
-/// such free, and not for the others: the cell measured the order, not the codecs
-/// (`benches/examples/heap_order.rs` shows it in page faults). One 4 MiB block freed
-/// before any measurement gives every function, ours and rmpv's alike, the state a
-/// process reaches once it has freed any large buffer.
+/// Criterion frees large blocks of its own between functions, at points that differ from
+/// run to run, so without this a multi-megabyte decode such as `lists_1000x100` was
+/// trimmed and faulted in again on every iteration for whichever functions happened to
+/// run before the first such free, and not for the others: the cell measured the order,
+/// not the codecs. One 4 MiB block freed before any measurement gives every function,
+/// ours and rmpv's alike, the same state ([`free_block`]).
 fn settle_allocator() {
-    drop(black_box(vec![1u8; 4 << 20]));
+    free_block(4);
 }
 
 /// One value per workload: decode and encode.

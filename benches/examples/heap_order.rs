@@ -18,7 +18,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use boltcodec_benches::{encode_all, nested_lists};
+use boltcodec_benches::{encode_all, free_block, nested_lists};
 use packstream::{Value, ValueRef};
 
 /// Minor page faults of this process so far (field 10 of `/proc/self/stat`).
@@ -49,11 +49,7 @@ fn main() {
     println!("| --- | --- | --- |");
     for name in &args[3..] {
         if let Some(mib) = name.strip_prefix("free:") {
-            // One block above glibc's mmap threshold, allocated and freed: glibc then
-            // raises its mmap threshold to the block's size and its trim threshold to
-            // twice that, for the rest of the process.
-            let mib: usize = mib.parse().expect(usage);
-            drop(black_box(vec![1u8; mib << 20]));
+            free_block(mib.parse().expect(usage));
             println!("| (one {mib} MiB block allocated and freed) | | |");
             continue;
         }

@@ -151,3 +151,20 @@ pub struct Wide<'a> {
     name3: &'a str,
     flag3: Option<bool>,
 }
+
+/// Allocates and frees one block of `mib` MiB, which puts glibc's allocator in the state
+/// a process reaches once it has freed any large buffer.
+///
+/// glibc returns the top of its heap to the kernel once more than its trim threshold
+/// (128 KiB at start) is free there, and raises that threshold for the rest of the
+/// process to twice the size of the largest `mmap`ed block freed so far. Until such a
+/// block is freed, every multi-megabyte decode (`lists_1000x100`) is trimmed and its
+/// pages faulted in again on the next one; after one of 2 MiB or more, none is
+/// (`examples/heap_order.rs` shows it in page faults).
+///
+/// ```
+/// boltcodec_benches::free_block(4);
+/// ```
+pub fn free_block(mib: usize) {
+    drop(std::hint::black_box(vec![1u8; mib << 20]));
+}
