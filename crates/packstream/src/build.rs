@@ -81,8 +81,6 @@ impl<'a> Node<'a> for ValueRef<'a> {
 impl<'a> Node<'a> for Value {
     type Key = String;
     const OWNS_STRINGS: bool = true;
-    // Forced: with the calls of `gathered` and `fill` it was left out of line everywhere
-    // (a call per item, +12% instructions on an owned `lists_1x1000`).
     #[cfg_attr(not(debug_assertions), inline(always))]
     fn scalar(tok: Token<'a>) -> Self {
         match tok {
@@ -428,17 +426,19 @@ fn gathered<'a, N: Node<'a>, O: Out<N>>(
     tag: Option<u8>,
     out: O,
 ) -> Result<O::Done, Error> {
+    // No straight-line `scalars` loop here (the first item is not a scalar): each copy
+    // of it inlined more copies of `Value`'s string copy, and LLVM then left that
+    // (`try_allocate_in`) or `Value`'s `scalar` out of line everywhere, +4% to +12%
+    // instructions on the owned workloads.
     let Some(mut lease) = Lease::<N>::take() else {
-        let mut list = Vec::with_capacity(r.capacity_beside(n, 1, inner.others));
-        let left = scalars(r, &mut list, n);
-        return items(r, inner, left, list, tag, out);
+        let list = Vec::with_capacity(r.capacity_beside(n, 1, inner.others));
+        return items(r, inner, n, list, tag, out);
     };
     let held = lease.items();
     // At most `n`, which `is_large` bounds: the scratch keeps no more than that.
     held.reserve(r.capacity_beside(n, 1, inner.others));
-    let left = scalars(r, held, n);
     // On an error the lease drops the items read so far and gives the scratch back.
-    fill(r, inner, left, held)?;
+    fill(r, inner, n, held)?;
     let mut list = Vec::with_capacity(held.len());
     list.append(held);
     drop(lease);
@@ -474,8 +474,7 @@ fn items<'a, N: Node<'a>, O: Out<N>>(
 
 /// Reads the last `left` items of a container whose items share `inner` into `items`:
 /// [`items`] without the node, for [`gathered`] (a loop of its own, out of line, as in
-/// [`items`]: inlined into [`gathered`], it left [`Value`]'s `scalar` out of line, +11%
-/// instructions on an owned `lists_100x100`).
+/// [`items`]: inlined into [`gathered`], it left [`Value`]'s `scalar` out of line).
 #[inline(never)]
 fn fill<'a, N: Node<'a>>(
     r: &mut Reader<'a>,
