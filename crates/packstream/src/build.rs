@@ -435,8 +435,10 @@ fn gathered<'a, N: Node<'a>, O: Out<N>>(
         return items(r, inner, n, list, tag, out);
     };
     let held = lease.items();
-    // At most `n`, which `is_large` bounds: the scratch keeps no more than that.
-    held.reserve(r.capacity_beside(n, 1, inner.others));
+    // At most `n`, which `is_large` bounds; exact, so that the scratch never grows past
+    // the largest such container (`reserve` could double it past the bound, and a
+    // scratch past the bound is freed when given back, then allocated again).
+    held.reserve_exact(r.capacity_beside(n, 1, inner.others));
     // On an error the lease drops the items read so far and gives the scratch back.
     fill(r, inner, n, held)?;
     let mut list = Vec::with_capacity(held.len());

@@ -178,6 +178,10 @@ mod tests {
         let tail = [0x91, 0x01].repeat(40);
         let (v, _) = Value::decode(&list_of_lists(40, &tail)).unwrap();
         assert!(kept() >= 40);
+        // Grown exactly, never past the largest container it held.
+        let (w, _) = Value::decode(&list_of_lists(2_000, &[0x91, 0x01].repeat(2_000))).unwrap();
+        drop(w);
+        assert_eq!(kept(), 2_000);
         drop(v);
         assert!(kept() >= 40);
         // A large list inside a large list: the inner one finds the scratch taken.

@@ -430,6 +430,8 @@ fn drop_vector_first<T: Drain>(items: &mut Vec<T>) -> bool {
         return false;
     };
     let held = lease.items();
+    // Exact, as when decoding: the scratch stays within its bound.
+    held.reserve_exact(items.len());
     held.append(items);
     // `items` is empty now: only its buffer is freed.
     drop(core::mem::take(items));
