@@ -13,7 +13,7 @@
 #![allow(unsafe_code)] // the allocator; the libraries under test forbid unsafe
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 /// The documented peak-memory bound for decoding `n` bytes of PackStream into a tree,
 /// `96 * n + 64 KiB`: a tree node per input byte at most (a list item needs one byte, a
@@ -30,7 +30,13 @@ thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
     static PEAK: Cell<isize> = const { Cell::new(0) };
     static CALLS: Cell<usize> = const { Cell::new(0) };
+    /// The sizes [`sizes_during`] records, in order, and how many.
+    static LOG: RefCell<[isize; LOG_CAP]> = const { RefCell::new([0; LOG_CAP]) };
+    static LOGGED: Cell<usize> = const { Cell::new(0) };
 }
+
+/// The most allocator calls [`sizes_during`] records.
+pub const LOG_CAP: usize = 4096;
 
 fn count(delta: isize) {
     // `try_with`: the thread-locals may already be gone while a thread shuts down.
@@ -38,6 +44,16 @@ fn count(delta: isize) {
         if delta > 0 {
             let _ = CALLS.try_with(|c| c.set(c.get() + 1));
         }
+        let _ = LOGGED.try_with(|n| {
+            let at = n.get();
+            let logged = LOG.try_with(|log| match log.try_borrow_mut() {
+                Ok(mut log) => log.get_mut(at).map(|slot| *slot = delta).is_some(),
+                Err(_) => false,
+            });
+            if logged == Ok(true) {
+                n.set(at + 1);
+            }
+        });
         let _ = LIVE.try_with(|live| {
             let now = live.get() + delta;
             live.set(now);
@@ -100,4 +116,21 @@ pub fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     CALLS.with(|c| c.set(0));
     let (out, _) = peak_during(f);
     (out, CALLS.with(Cell::get))
+}
+
+/// Runs `f` and returns its result and, in order, the sizes of the blocks this thread
+/// allocated (positive) and freed (negative) meanwhile; a `realloc` is a free of the old
+/// size then an allocation of the new one. At most [`LOG_CAP`] calls are recorded (the
+/// ones after are left out).
+///
+/// ```
+/// let (_, sizes) = alloc_count::sizes_during(|| drop(vec![0u8; 1000]));
+/// assert_eq!(sizes, [1000, -1000]);
+/// ```
+pub fn sizes_during<T>(f: impl FnOnce() -> T) -> (T, Vec<isize>) {
+    LOGGED.with(|n| n.set(0));
+    let (out, _) = peak_during(f);
+    let n = LOGGED.with(Cell::get);
+    let sizes = LOG.with(|log| log.borrow().get(..n).unwrap_or_default().to_vec());
+    (out, sizes)
 }

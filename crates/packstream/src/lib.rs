@@ -112,6 +112,7 @@ mod error;
 mod limits;
 pub mod marker;
 mod reader;
+mod scratch;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod tree;

@@ -11,6 +11,7 @@
 use core::fmt;
 use core::slice;
 
+use crate::scratch::{self, Lease};
 use crate::value::{float_eq, StructRef, Structure, Value, ValueRef};
 
 /// What a walk needs to know about one node of a value tree.
@@ -299,10 +300,12 @@ pub(crate) trait Drain: Tree {
     fn release_leaf(&mut self);
     /// Frees what a map key owns, leaving it owning nothing.
     fn release_key(key: &mut Self::Key);
+    /// Whether this node may own memory: a container, or an owned string or byte array.
+    fn owns_memory(&self) -> bool;
 }
 
 macro_rules! drain {
-    ($ty:ident $(<$l:lifetime>)?, leaf: |$leaf:ident| $release_leaf:expr, key: |$key:ident| $release_key:expr) => {
+    ($ty:ident $(<$l:lifetime>)?, leaf: |$leaf:ident| $release_leaf:expr, key: |$key:ident| $release_key:expr, owns: $owns:expr) => {
         impl Drain for $ty $(<$l>)? {
             #[inline(always)]
             fn children_mut(&mut self) -> Option<ChildrenMut<'_, Self>> {
@@ -322,16 +325,22 @@ macro_rules! drain {
             fn release_key($key: &mut Self::Key) {
                 $release_key
             }
+            #[inline(always)]
+            fn owns_memory(&self) -> bool {
+                $owns(self)
+            }
         }
     };
 }
 // A borrowed leaf owns nothing.
-drain!(ValueRef<'_>, leaf: |_leaf| {}, key: |_key| {});
+drain!(ValueRef<'_>, leaf: |_leaf| {}, key: |_key| {},
+    owns: |v: &Self| matches!(v, ValueRef::List(_) | ValueRef::Map(_) | ValueRef::Struct(_)));
 drain!(Value, leaf: |leaf| match leaf {
     Value::String(s) => drop(core::mem::take(s)),
     Value::Bytes(b) => drop(core::mem::take(b)),
     _ => {}
-}, key: |key| drop(core::mem::take(key)));
+}, key: |key| drop(core::mem::take(key)),
+    owns: |v: &Self| !matches!(v, Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Uuid(_)));
 
 /// How many levels [`clear`] recurses before it hands subtrees to an explicit stack.
 /// Real values nest a few levels (a property map in a Node in a Path in a list in a
@@ -403,6 +412,34 @@ fn release_top<T: Drain>(node: &mut T) {
             }
         }
     }
+}
+
+/// The `Drop` of a large list or structure (see [`scratch`]) whose items
+/// own memory: moves the items into the thread's scratch and frees the container's own
+/// vector first, then the items, so that glibc does not merge the freed items' blocks
+/// (as it does when a large block is freed after them) and the next decode gets them
+/// back from its caches. False, with nothing done, when the first item owns no memory
+/// (judged as the decoder judges whether to build the container through the scratch:
+/// for scalars the order does not matter) or the scratch is taken.
+#[inline(never)]
+fn drop_vector_first<T: Drain>(items: &mut Vec<T>) -> bool {
+    if items.len() > scratch::MAX_ITEMS || !items.first().is_some_and(T::owns_memory) {
+        return false;
+    }
+    let Some(mut lease) = Lease::<T>::take() else {
+        return false;
+    };
+    let held = lease.items();
+    // Exact, as when decoding: the scratch stays within its bound.
+    held.reserve_exact(items.len());
+    held.append(items);
+    // `items` is empty now: only its buffer is freed.
+    drop(core::mem::take(items));
+    for child in held.iter_mut() {
+        release_top(child);
+    }
+    forget_items(held);
+    true
 }
 
 /// Frees the children just taken out of a container one level below the value being
@@ -774,6 +811,9 @@ macro_rules! tree_impls {
                 // Leaves and empty containers have nothing below them to take apart.
                 match self.children_mut() {
                     Some(ChildrenMut::Items(items)) if !items.is_empty() => {
+                        if scratch::is_large::<Self>(items.capacity()) && drop_vector_first(items) {
+                            return;
+                        }
                         drop_children(ChildrenMut::Items(items))
                     }
                     Some(ChildrenMut::Entries(entries)) if !entries.is_empty() => {

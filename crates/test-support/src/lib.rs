@@ -26,7 +26,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub use alloc_count::{allocations_during, packstream_bound, peak_during};
+pub use alloc_count::{
+    allocations_during, packstream_bound, peak_during, sizes_during, LOG_CAP as SIZES_LOGGED,
+};
 
 /// The bytes of a hex literal. ASCII whitespace between digits is ignored, so both
 /// `"b17e00"` and `"B1 7E 00"` work; the digits must pair up into whole bytes.
