@@ -564,3 +564,145 @@ test('decode_frames_deoptimised_on_every_call (long batches keep their optimised
   // Each function may be thrown away once while its feedback settles, not once per call.
   assert.ok(deopts.length <= 4, `${deopts.length} deoptimisations:\n${deopts.slice(0, 8).join('\n')}`)
 })
+
+test('string_areas_of_128_KiB_or_more_were_one_large_object_string: the tape cuts them into segments, and every reader crosses the cuts', async () => {
+  // V8 allocates a string of 128 KiB or more in its large-object space (about 80 µs a
+  // call whatever the length), and the tape's string areas were each made one string:
+  // a tenth of the unpack of records 10×10000 and lists 1000×100. Now `latin1` is cut
+  // every 64 KiB and `utf8` every 32 KiB at most (a longer string is a segment of its
+  // own), with a `T_SEG` word before the first string of each new segment.
+  const native = require('../native.js')
+  const codec = native.nativeCodec({})
+  const T_LATIN1 = 2
+  const T_SEG = 14
+  const LONG = 0xfffffff
+  /** The tape of `value`: its header and the latin1 segments as the words say. */
+  const tape = (value) => {
+    let out = Buffer.alloc(1 << 16)
+    let n = native.codecDecodeValue(codec, pack(value), out, true)
+    if (n < 0) {
+      out = Buffer.alloc(-n)
+      n = native.codecCopyOut(codec, out)
+    }
+    const w = new Int32Array(out.buffer, out.byteOffset, n >> 2)
+    const segs = [{ start: 0, size: w[19], used: 0 }]
+    const utf8Cuts = []
+    let at = 0
+    for (let i = w[2]; i < w[2] + w[3]; i++) {
+      const x = w[i]
+      if ((x & 15) === T_SEG) {
+        if (x >>> 4 === 0) {
+          assert.equal(w[i + 1], at, 'a latin1 segment starts where the strings before it end')
+          segs.push({ start: w[i + 1], size: w[i + 2], used: 0 })
+        } else {
+          utf8Cuts.push([w[i + 1], w[i + 2]])
+        }
+        i += 2
+      } else if ((x & 15) === T_LATIN1) {
+        let len = x >>> 4
+        if (len === LONG) len = w[++i]
+        at += len
+        segs[segs.length - 1].used += len
+      } else if ((x & 15) === 8) {
+        i += 2 // (T_INT64: two more words)
+      }
+    }
+    assert.equal(at, w[7])
+    return { header: [w[19], w[20]], latin1: w[7], utf8: w[9], segs, utf8Cuts }
+  }
+  const rand = rng(15)
+  const ascii = (i) => `${i}:` + 'abcdefghijklmnopqrstuvwxyz0123456789'.slice(0, Math.floor(rand() * 30))
+  const strings = Array.from({ length: 12000 }, (_, i) => ascii(i))
+  const t = tape(strings)
+  assert.deepEqual(t.header, [64 << 10, 32 << 10])
+  assert.ok(t.latin1 > 3 * (64 << 10), `${t.latin1} bytes of strings`)
+  assert.ok(t.segs.length >= 4, `${t.segs.length} segments`)
+  for (const s of t.segs) assert.ok(s.used <= s.size && s.size === 64 << 10, JSON.stringify(s))
+  // A string longer than a segment is one of its own, and the next starts after it.
+  const huge = 'x'.repeat(200000)
+  const t2 = tape([...strings.slice(0, 3000), huge, ...strings.slice(3000, 6000)])
+  assert.ok(t2.segs.some((s) => s.size === 200000 && s.used === 200000), JSON.stringify(t2.segs))
+  for (const s of t2.segs) assert.ok(s.used <= s.size, JSON.stringify(s))
+  const utf8 = Array.from({ length: 6000 }, (_, i) => `ü€${i}` + '😀'.repeat(i % 4) + 'é'.repeat(Math.floor(rand() * 9)))
+  const t3 = tape(utf8)
+  assert.ok(t3.utf8 > 2 * (32 << 10) && t3.utf8Cuts.length >= 2, JSON.stringify(t3.utf8Cuts))
+  for (const [start, size] of t3.utf8Cuts) assert.ok(start < t3.utf8 && size === 32 << 10)
+
+  // Every reader across the cuts: long lists (inline), short and flat lists, map values
+  // and keys too long to intern, structure fields, deep nesting (the iterative reader),
+  // UTF-8, strings longer than a segment, in the three integer modes.
+  const longKey = (i) => `a map key longer than sixty-four bytes, so never interned: number ${i}`
+  const mixed = strings.map((s, i) => {
+    switch (i % 7) {
+      case 0: return [s, BigInt(i)]
+      case 1: return [s, utf8[i % utf8.length], 1.5, s]
+      case 2: return { [longKey(i)]: s, k: utf8[i % utf8.length] }
+      case 3: return new Structure(1, [s, [s]])
+      case 4: return i % 1000 === 4 ? huge : s
+      case 5: return [[s], [s, s], [s, s, s, s, s]]
+      default: return utf8[i % utf8.length]
+    }
+  })
+  let deep = [strings[0], 'bottom']
+  for (let i = 0; i < 100; i++) deep = [strings[i], { [longKey(i)]: deep, [`k${i}`]: strings[i + 1] }]
+  // Maps whose keys alone fill segments (the cut falls before a key), read by the
+  // recursive reader and, under 70 levels, by the iterative one.
+  const keyed = Object.fromEntries(Array.from({ length: 2500 }, (_, i) => [longKey(i), i % 3 ? BigInt(i) : strings[i]]))
+  let deepKeyed = keyed
+  for (let i = 0; i < 70; i++) deepKeyed = [deepKeyed]
+  const value = [mixed, deep, keyed, deepKeyed, mixed]
+  const asNumbers = (v) => {
+    if (typeof v === 'bigint') return Number(v)
+    if (Array.isArray(v)) return v.map(asNumbers)
+    if (v instanceof Structure) return new Structure(v.signature, v.fields.map(asNumbers))
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asNumbers(x)]))
+    return v
+  }
+  const b = pack(value)
+  assert.ok(tape(value).segs.length > 5)
+  assert.deepEqual(unpack(b), asNumbers(value))
+  assert.deepEqual(unpack(b, { int: 'bigint' }), value)
+  const { Integer } = require('neo4j-driver-core')
+  const asIntegers = (v) => typeof v === 'bigint' ? Integer.fromString(String(v)) : Array.isArray(v) ? v.map(asIntegers) : v instanceof Structure ? new Structure(v.signature, v.fields.map(asIntegers)) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asIntegers(x)])) : v
+  assert.deepEqual(unpack(b, { int: 'integer' }), asIntegers(value))
+  // A hook that decodes another large value in the middle: the outer reader's segment
+  // is its own again after it.
+  const inner = pack(strings.slice(0, 9000))
+  const hooked = unpack(pack([strings, new Structure(1, []), strings]), { hydrate: () => unpack(inner).length })
+  assert.deepEqual(hooked, [strings, 9000, strings])
+
+  // Batches: a message that fails after a cut takes its segment back (the next message's
+  // strings start where the failed one started); the Dechunker keeps unread messages
+  // across pushes, and a hook that throws after a cut leaves the stream at the next
+  // message; the asynchronous batch reads in slices.
+  const rows = (from, n) => Array.from({ length: n }, (_, i) => [BigInt(from + i), strings[(from + i) % strings.length], utf8[(from + i) % utf8.length]])
+  const big = (from) => packMessage(new Structure(0x71, [rows(from, 2500)]))
+  const failing = Buffer.concat([packMessage(new Structure(0x71, [[...strings.slice(0, 5000)]])).subarray(0, -4), hex('81 61 00 00')])
+  const batch = Buffer.concat([big(0), failing, big(2500), big(5000)])
+  const d = new Dechunker({ records: true })
+  assert.equal(d.push(batch), 4)
+  assert.deepEqual(d.next(), asNumbers(rows(0, 2500)))
+  assert.throws(() => d.next(), BoltcodecError)
+  // The next push comes before the last two messages are read: they are kept.
+  assert.equal(d.push(big(7500)), 3)
+  assert.deepEqual(d.messages(Buffer.alloc(0)), [asNumbers(rows(2500, 2500)), asNumbers(rows(5000, 2500)), asNumbers(rows(7500, 2500))])
+  const hookedStream = new Dechunker({ hydrate: (sig, fields) => { if (fields[0] === 'boom') throw new Error('hook'); return fields[0] } })
+  const struct = (s) => new Structure(1, [s])
+  assert.equal(hookedStream.push(Buffer.concat([
+    packMessage([...strings.slice(0, 8000), struct('boom'), ...strings.slice(0, 10)]),
+    packMessage([strings[1], struct('fine'), ...strings.slice(0, 9000)])
+  ])), 2)
+  assert.throws(() => hookedStream.next(), /hook/)
+  assert.deepEqual(hookedStream.next(), [strings[1], 'fine', ...strings.slice(0, 9000)])
+  const decode = require('../lib/decode.js')
+  const slices = { ...decode.asyncSlices }
+  decode.asyncSlices.ms = 0
+  decode.asyncSlices.messages = 1
+  try {
+    const records = Buffer.concat([big(0), big(2500), big(5000)])
+    assert.deepEqual(await decodeRecordsAsync(records), [rows(0, 2500), rows(2500, 2500), rows(5000, 2500)].map(asNumbers))
+    assert.deepEqual(decodeRecords(records), [rows(0, 2500), rows(2500, 2500), rows(5000, 2500)].map(asNumbers))
+  } finally {
+    Object.assign(decode.asyncSlices, slices)
+  }
+})

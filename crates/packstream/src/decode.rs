@@ -121,8 +121,8 @@ struct Saved {
     is_map: bool,
 }
 
-/// How many levels of [`Decoder::visit_value`]'s walk are saved on the machine stack
-/// (deeper ones in a `Vec` the decoder keeps).
+/// How many levels of [`Decoder::visit_value`]'s walk are saved in an array inside the
+/// decoder (deeper ones in a `Vec` the decoder keeps).
 const SLOTS: usize = 8;
 
 /// Slot `i` of a walk: in `slots`, or beyond them in `deep` (grown as needed).
@@ -172,6 +172,11 @@ pub struct Decoder<'a> {
     /// The containers around `top`, outermost first, and under them [`NONE_OPEN`]: as
     /// many entries as containers are open.
     stack: Vec<Frame>,
+    /// [`Decoder::visit_value`]'s saved containers, its first [`SLOTS`] levels. They live
+    /// here rather than in a local array so that a walk does not initialise them on each
+    /// call (most walks never open a level: a flat list is read without one): every
+    /// field a walk reads is one it wrote before in the same walk.
+    walk: [Saved; SLOTS],
     /// [`Decoder::visit_value`]'s saved containers beyond its first [`SLOTS`] levels.
     deep: Vec<Saved>,
 }
@@ -188,6 +193,7 @@ impl<'a> Decoder<'a> {
             reader: Reader::new(buf, opts),
             top: NONE_OPEN,
             stack: Vec::new(),
+            walk: [Saved::default(); SLOTS],
             deep: Vec::new(),
         }
     }
@@ -430,8 +436,9 @@ impl<'a> Decoder<'a> {
         // locals (registers) through the loop: the reader is copied out of `self` and
         // back, the innermost container's count (`rem`: the items after the one being
         // read, a map's keys and values counted separately) and kind are locals, and
-        // the containers around it are saved in `slots` (a small array on the stack;
-        // deeper ones in `self.deep`) only while an item inside them is walked.
+        // the containers around it are saved in `self.walk` (a small array the decoder
+        // keeps, not initialised per call; deeper ones in `self.deep`) only while an
+        // item inside them is walked.
         let base = self.stack.len();
         // One more container is allowed while `level < room` (the depth limit, less the
         // containers open around the walk).
@@ -448,11 +455,10 @@ impl<'a> Decoder<'a> {
         if first_is_key {
             return self.visit_key(r, room, visitor);
         }
-        let mut slots = [Saved::default(); SLOTS];
         // Level 0 stands for the walk itself: nothing follows its one item. It records
         // the item slots the frames on the stack still promise, for capacity hints (the
         // reader counts them per token; the walk only when a container opens).
-        slots[0].below = r.promised.saturating_sub(1);
+        self.walk[0].below = r.promised.saturating_sub(1);
         let mut level = 0usize;
         let mut rem = 0u64;
         let mut is_map = false;
@@ -470,19 +476,19 @@ impl<'a> Decoder<'a> {
         /// container, less the one item being read.
         macro_rules! others {
             () => {
-                slot(&mut slots, &mut self.deep, level).below + rem
+                slot(&mut self.walk, &mut self.deep, level).below + rem
             };
         }
         /// Saves the innermost container and makes the one whose header was read at
         /// `$start` the innermost, with `$rem` items after the one about to be walked.
         macro_rules! push {
             ($rem:expr, $map:expr, $start:expr) => {{
-                let parent = slot(&mut slots, &mut self.deep, level);
+                let parent = slot(&mut self.walk, &mut self.deep, level);
                 parent.remaining = rem;
                 parent.is_map = is_map;
                 let below = parent.below + rem;
                 level += 1;
-                let top = slot(&mut slots, &mut self.deep, level);
+                let top = slot(&mut self.walk, &mut self.deep, level);
                 top.start = $start;
                 top.below = below;
                 rem = $rem;
@@ -559,7 +565,7 @@ impl<'a> Decoder<'a> {
             let start = r.pos;
             let Some(&marker) = r.buf.get(start) else {
                 let container = if level > 0 {
-                    Some(slot(&mut slots, &mut self.deep, level).start)
+                    Some(slot(&mut self.walk, &mut self.deep, level).start)
                 } else {
                     self.innermost().map(|f| f.start)
                 };
@@ -655,14 +661,15 @@ impl<'a> Decoder<'a> {
                 }
                 tri!('walk, visitor.end());
                 level -= 1;
-                let parent = slot(&mut slots, &mut self.deep, level);
+                let parent = slot(&mut self.walk, &mut self.deep, level);
                 rem = parent.remaining;
                 is_map = parent.is_map;
             }
             rem -= 1;
         };
-        r.promised = slot(&mut slots, &mut self.deep, level).below + rem;
-        self.reader = r;
+        r.promised = slot(&mut self.walk, &mut self.deep, level).below + rem;
+        // `r` is a copy of `self.reader` that read on: only what reading changes goes back.
+        self.reader.catch_up(&r);
         match result {
             Ok(()) => {
                 // The containers around the walk whose last item this was are complete.
@@ -670,7 +677,7 @@ impl<'a> Decoder<'a> {
                 Ok(())
             }
             Err(e) => {
-                self.keep_open(&slots, level, rem, is_map);
+                self.keep_open(level, rem, is_map);
                 Err(e)
             }
         }
@@ -705,9 +712,9 @@ impl<'a> Decoder<'a> {
     /// [`Decoder::next_token`] would have left them.
     #[cold]
     #[inline(never)]
-    fn keep_open(&mut self, slots: &[Saved; SLOTS], level: usize, rem: u64, is_map: bool) {
+    fn keep_open(&mut self, level: usize, rem: u64, is_map: bool) {
         for i in 1..=level {
-            let saved = match slots.get(i) {
+            let saved = match self.walk.get(i) {
                 Some(s) => *s,
                 None => self.deep.get(i - SLOTS).copied().unwrap_or_default(),
             };

@@ -160,6 +160,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Takes over the state `walked` reached: a copy of this reader (same input, same
+    /// options) that has read on. Only the fields reading changes are stored, which costs
+    /// less than assigning the whole reader back.
+    #[inline(always)]
+    pub(crate) fn catch_up(&mut self, walked: &Reader<'a>) {
+        self.pos = walked.pos;
+        self.total = walked.total;
+        self.depth_full = walked.depth_full;
+        self.promised = walked.promised;
+    }
+
     /// How many items to pre-allocate for a container of `n` items just read, whose items
     /// need `per_item` bytes each at least: never more than the bytes not yet promised to
     /// other open containers can hold. Nested headers that each claim the whole remaining

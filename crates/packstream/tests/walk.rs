@@ -397,3 +397,102 @@ fn a_deep_walk_that_fails_leaves_its_containers_open() {
         }
     }
 }
+
+/// Every call, the result (kind and offset), the position and the open containers of one
+/// walk of `bytes` by `dec`.
+fn walk_outcome(dec: &mut Decoder<'_>) -> (Vec<Ev>, Option<(ErrorKind, usize)>, usize, usize) {
+    let mut trace = Trace::default();
+    let result = dec.visit_value(&mut trace);
+    (
+        trace.0,
+        result.err().map(|e| (e.kind(), e.offset())),
+        dec.position(),
+        dec.depth(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 8 } else { 300 },
+        ..ProptestConfig::default()
+    })]
+
+    /// The walk's saved levels live in the decoder between calls (they are not reset per
+    /// walk): one decoder reset from input to input (deep values that complete, and cut
+    /// ones that fail with levels still saved) walks each exactly as a fresh decoder does,
+    /// capacity hints included, so nothing a walk reads comes from an earlier one.
+    #[test]
+    fn a_reused_decoder_walks_as_a_fresh_one(
+        inputs in proptest::collection::vec(
+            (arb_value(), 0usize..24, any::<u64>(), any::<prop::sample::Index>()),
+            1..6,
+        ),
+        opts in arb_opts(),
+    ) {
+        let all: Vec<Vec<u8>> = inputs
+            .into_iter()
+            .map(|(v, wraps, kinds, cut)| {
+                let bytes = wrap(v, wraps, kinds).to_bytes().expect("encodes");
+                let keep = cut.index(bytes.len() + 1).max(bytes.len() / 2);
+                bytes[..keep].to_vec()
+            })
+            .collect();
+        let mut reused = Decoder::with_options(&[], opts);
+        for bytes in &all {
+            reused.reset(bytes);
+            let got = walk_outcome(&mut reused);
+            let want = walk_outcome(&mut Decoder::with_options(bytes, opts));
+            prop_assert_eq!(got, want);
+        }
+    }
+}
+
+/// `depth` lists nested in the first item of each other, each of `width` items (the
+/// others tiny integers), around a list of `inner` tiny integers.
+fn nested(depth: usize, width: u8, inner: u8) -> Vec<u8> {
+    let list = |n: u8| -> Vec<u8> {
+        if n < 16 {
+            vec![0x90 | n]
+        } else {
+            vec![0xD4, n]
+        }
+    };
+    let mut bytes = Vec::new();
+    for _ in 0..depth {
+        bytes.extend(list(width));
+    }
+    bytes.extend(list(inner));
+    bytes.extend(std::iter::repeat_n(0x01, usize::from(inner)));
+    for _ in 0..depth {
+        bytes.extend(std::iter::repeat_n(0x01, usize::from(width) - 1));
+    }
+    bytes
+}
+
+/// The capacity hint of a container depends on the items every level around it still
+/// promises, which the walk keeps in its saved levels; those live in the decoder between
+/// walks. A wide, deep walk (complete, and cut so that it fails with its levels saved)
+/// followed on the same decoder by a narrow one whose innermost list exactly fits the
+/// bytes left: the second walk's calls and hints are a fresh decoder's, at every depth
+/// in and past the saved levels' array.
+#[test]
+fn a_reused_decoder_takes_no_capacity_hint_from_an_earlier_walk() {
+    for depth in 1..=12 {
+        let wide = nested(depth, 100, 1);
+        let cut = &wide[..wide.len() - 50];
+        let narrow = nested(depth, 1, 15);
+        let want = walk_outcome(&mut Decoder::new(&narrow));
+        assert!(want.1.is_none(), "the narrow value decodes");
+        assert!(
+            want.0.contains(&Ev::List(15, 15)),
+            "full hint: {:?}",
+            want.0
+        );
+        for first in [&wide[..], cut] {
+            let mut dec = Decoder::new(first);
+            let _ = walk_outcome(&mut dec);
+            dec.reset(&narrow);
+            assert_eq!(walk_outcome(&mut dec), want, "depth {depth}");
+        }
+    }
+}
