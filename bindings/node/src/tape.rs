@@ -330,6 +330,20 @@ impl Tape {
         self.utf8_seg = m.utf8_seg;
     }
 
+    /// Before a string of `n` bytes written at byte `at` of `latin1` (or of `utf8`): when
+    /// it would end after the current segment, starts a new one there ([`Tape::cut`]).
+    #[inline(always)]
+    fn segment(&mut self, utf8: bool, at: usize, n: usize) {
+        let end = if utf8 {
+            self.utf8_seg.end
+        } else {
+            self.latin1_seg.end
+        };
+        if at + n > end {
+            self.cut(utf8, at, n);
+        }
+    }
+
     /// Starts a new segment of `latin1` (or of `utf8`) at byte `at` of the area, for a
     /// string of `n` bytes that would end after the current one: a `T_SEG` word before
     /// the string's word.
@@ -416,9 +430,7 @@ impl Tape {
             true
         };
         self.latin1.truncate(at + n);
-        if at + n > self.latin1_seg.end {
-            self.cut(false, at, n);
-        }
+        self.segment(false, at, n);
         self.words.push(T_LATIN1 | ((n as u32) << 4) as i32);
         ok
     }
@@ -427,17 +439,11 @@ impl Tape {
     #[inline(never)]
     fn long_string(&mut self, s: &str) {
         if s.is_ascii() {
-            let at = self.latin1.len();
-            if at + s.len() > self.latin1_seg.end {
-                self.cut(false, at, s.len());
-            }
+            self.segment(false, self.latin1.len(), s.len());
             self.latin1.extend_from_slice(s.as_bytes());
             self.len_word(T_LATIN1, s.len());
         } else {
-            let at = self.utf8.len();
-            if at + s.len() > self.utf8_seg.end {
-                self.cut(true, at, s.len());
-            }
+            self.segment(true, self.utf8.len(), s.len());
             self.utf8.extend_from_slice(s.as_bytes());
             self.len_word(T_UTF16, utf16_len(s));
         }
