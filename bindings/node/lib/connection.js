@@ -389,7 +389,7 @@ class ClientConnection {
       list = n.events()
       error = n.error()
       return len
-    })
+    }, true)
     const events = this._events(list, values, errors.length > 0)
     if (error) throw new ConnectionError(error, events)
     if (errors.length > 0) {

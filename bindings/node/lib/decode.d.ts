@@ -45,6 +45,10 @@ type Reader = {
     lp: number;
     up: number;
     bp: number;
+    /**
+     * whether the tape's top-level lists are RECORDs' values (`readRow`)
+     */
+    R: boolean;
 };
 declare function unpack(input: any, options: any): any;
 /**
@@ -137,10 +141,11 @@ declare function tapeSource(native: any): {
  * (as `NativeCodec` does), and rebuilds every message of that tape with `conv`. A message
  * that fails (its decode error, or a hook that throws) does not stop the others: it is
  * left `undefined` in `values` and its error listed in `errors` with its index.
+ * `records`: the tape's top-level lists are RECORDs' values (as a connection's are).
  *
  * @returns {{values: unknown[], errors: Array<[number, unknown]>}}
  */
-declare function readTape(source: any, conv: any, call: any): {
+declare function readTape(source: any, conv: any, call: any, records: any): {
     values: unknown[];
     errors: Array<[number, unknown]>;
 };
