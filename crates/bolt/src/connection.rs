@@ -70,7 +70,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use packstream::{DecodeLimits, DecodeOptions, Decoder, Value};
+use packstream::{DecodeLimits, DecodeOptions, Token, Value};
 
 use crate::chunk::{ChunkError, Chunker, DechunkError, DechunkLimits, Dechunker};
 use crate::handshake::{ClientConfig, ClientHandshake, HandshakeError, Step};
@@ -920,10 +920,9 @@ impl<'m> ReceivedResponse<'m> {
     /// ```
     #[must_use]
     pub fn body(&self) -> &'m [u8] {
-        let mut dec = Decoder::with_options(self.bytes, self.options);
-        match dec.next_token() {
+        match Token::read_first(self.bytes, &self.options) {
             // The connection only hands over messages that decoded as a structure.
-            Ok(_) => self.bytes.get(dec.position()..).unwrap_or_default(),
+            Ok((_, header)) => self.bytes.get(header..).unwrap_or_default(),
             Err(_) => &[],
         }
     }

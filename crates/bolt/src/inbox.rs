@@ -99,9 +99,10 @@ impl<'i> Received<'i> {
     /// form: the tiny one, or the legacy `DC`/`DD` markers some servers used).
     #[must_use]
     pub fn signature(&self) -> Option<u8> {
+        // The header alone: no decoder to set up per message.
         let header = DecodeOptions::default().with_legacy_structs(true);
-        match Decoder::with_options(self.bytes, header).next_token() {
-            Ok(Token::Struct { tag, .. }) => Some(tag),
+        match Token::read_first(self.bytes, &header) {
+            Ok((Token::Struct { tag, .. }, _)) => Some(tag),
             _ => None,
         }
     }

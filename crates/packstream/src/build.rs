@@ -39,6 +39,45 @@ pub(crate) trait Node<'a>: Sized {
     fn structure(tag: u8, fields: Vec<Self>) -> Self;
 }
 
+/// `$ty { tag: $tag, fields: $fields }` ([`StructRef`] or [`Structure`]), with the
+/// tag's word written whole: the tag byte and the padding after it as one `u64`, when
+/// the layout is the expected one (the fields' vector in the first 24 bytes, the tag at
+/// 24, 32 bytes in all; checked at compile time, else built as usual). Built as usual,
+/// the tag was stored as one byte beside undefined padding, and the compiler then moved
+/// that word in 1-, 2- and 4-byte parts; the first whole read of the node (its move out
+/// of the builder) waited on them, a store-forwarding stall per structure.
+macro_rules! tag_word {
+    ($name:ident, $ty:ty, $layout:ty, $tag:expr, $fields:expr) => {{
+        let (tag, fields) = ($tag, $fields);
+        // `$layout`: the same type with `'static` for its lifetime, which a constant can
+        // name (a lifetime does not change the layout).
+        const WHOLE: bool = core::mem::size_of::<$layout>() == 32
+            && core::mem::offset_of!($layout, fields) == 0
+            && core::mem::size_of::<Vec<()>>() == 24
+            && core::mem::offset_of!($layout, tag) == 24;
+        if WHOLE {
+            let mut node = core::mem::MaybeUninit::<$ty>::uninit();
+            let p = node.as_mut_ptr();
+            #[allow(unsafe_code)]
+            // SAFETY: `p` points to the local, aligned `node`. Its bytes 24..32 hold the
+            // tag (at 24) and padding (`WHOLE`: the fields' vector ends at 24 and the
+            // node at 32), so the one `u64` written there initialises the tag, and its
+            // other bytes land in padding; the vector is written at offset 0 through a
+            // raw field pointer. Every field is then initialised for `assume_init`.
+            unsafe {
+                p.cast::<u8>()
+                    .add(24)
+                    .cast::<u64>()
+                    .write_unaligned(u64::from_ne_bytes([tag, 0, 0, 0, 0, 0, 0, 0]));
+                core::ptr::addr_of_mut!((*p).fields).write(fields);
+                node.assume_init()
+            }
+        } else {
+            $name { tag, fields }
+        }
+    }};
+}
+
 impl<'a> Node<'a> for ValueRef<'a> {
     type Key = &'a str;
     const OWNS_STRINGS: bool = false;
@@ -74,7 +113,13 @@ impl<'a> Node<'a> for ValueRef<'a> {
     }
     #[inline]
     fn structure(tag: u8, fields: Vec<Self>) -> Self {
-        ValueRef::Struct(StructRef { tag, fields })
+        ValueRef::Struct(tag_word!(
+            StructRef,
+            StructRef<'a>,
+            StructRef<'static>,
+            tag,
+            fields
+        ))
     }
 }
 
@@ -110,7 +155,7 @@ impl<'a> Node<'a> for Value {
     }
     #[inline]
     fn structure(tag: u8, fields: Vec<Self>) -> Self {
-        Value::Struct(Structure::new(tag, fields))
+        Value::Struct(tag_word!(Structure, Structure, Structure, tag, fields))
     }
 }
 
@@ -135,6 +180,15 @@ trait Out<N> {
     /// What [`item`] returns.
     type Done;
     fn put(self, node: N) -> Self::Done;
+    /// Puts a list, or a structure with `tag`, of `items`.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn put_items<'a>(self, tag: Option<u8>, items: Vec<N>) -> Self::Done
+    where
+        N: Node<'a>,
+        Self: Sized,
+    {
+        self.put(node(tag, reassembled(items)))
+    }
 }
 
 impl<N> Out<N> for &mut Vec<N> {
@@ -143,16 +197,63 @@ impl<N> Out<N> for &mut Vec<N> {
     fn put(self, node: N) {
         push(self, node);
     }
+    /// Writes the node straight into its slot, one write per variant: a node that may be
+    /// either variant was built in a stack temporary in 8-byte parts and copied into the
+    /// vector in 16-byte parts, a store-forwarding stall per container.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[allow(unsafe_code)]
+    fn put_items<'a>(self, tag: Option<u8>, items: Vec<N>)
+    where
+        N: Node<'a>,
+    {
+        if self.len() == self.capacity() {
+            grow_one(self);
+        }
+        let len = self.len();
+        // Always a slot: the vector was grown when full.
+        if let Some(slot) = self.spare_capacity_mut().first_mut() {
+            let items = reassembled(items);
+            match tag {
+                Some(tag) => slot.write(N::structure(tag, items)),
+                None => slot.write(N::list(items)),
+            };
+            // SAFETY: the slot at `len`, the first spare one, was just initialised, so
+            // the first `len + 1` items are; and `len + 1 <= capacity` since the slot
+            // exists.
+            unsafe { self.set_len(len + 1) };
+        }
+    }
+}
+
+/// `items` taken apart and put together again from its pointer, length and capacity.
+/// A vector the builder filled lives in a stack slot, its three words stored one by one;
+/// moved as a whole into a node, it was read back in 16-byte parts, a store-forwarding
+/// stall per container. Its parts are read one word each.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(unsafe_code)]
+fn reassembled<N>(items: Vec<N>) -> Vec<N> {
+    let mut items = core::mem::ManuallyDrop::new(items);
+    let (ptr, len, capacity) = (items.as_mut_ptr(), items.len(), items.capacity());
+    // SAFETY: the parts of a vector that is never used or dropped again (`ManuallyDrop`),
+    // so the new vector is the only owner of its allocation and items.
+    unsafe { Vec::from_raw_parts(ptr, len, capacity) }
+}
+
+/// Room for one more item in a full vector.
+#[cold]
+#[inline(never)]
+fn grow_one<N>(items: &mut Vec<N>) {
+    items.reserve(1);
 }
 
 /// `items.push(node)`, always inlined: the standard `push` was left out of line for
-/// [`Value`] nodes, a call per container put into its parent.
+/// [`Value`] nodes, a call per container put into its parent. Growing is out of line:
+/// with the `reserve` call between building the node and storing it, the node was kept
+/// in a stack temporary, written in 8-byte parts and copied in 16-byte parts, a
+/// store-forwarding stall per container.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[allow(unsafe_code)]
 fn push<N>(items: &mut Vec<N>, node: N) {
-    if items.len() == items.capacity() {
-        items.reserve(1);
-    }
     let len = items.len();
     match items.spare_capacity_mut().first_mut() {
         Some(slot) => {
@@ -162,9 +263,15 @@ fn push<N>(items: &mut Vec<N>, node: N) {
             // exists.
             unsafe { items.set_len(len + 1) };
         }
-        // Not reached: `reserve(1)` made room for one item.
-        None => items.push(node),
+        None => push_grown(items, node),
     }
+}
+
+/// [`push`] into a full vector.
+#[cold]
+#[inline(never)]
+fn push_grown<N>(items: &mut Vec<N>, node: N) {
+    items.push(node);
 }
 
 /// A map entry whose key has been read.
@@ -390,7 +497,7 @@ fn container<'a, N: Node<'a>, O: Out<N>, const SIZED: bool>(
     let mut list = Vec::with_capacity(r.capacity_beside(n, 1, others));
     let left = scalars(r, &mut list, n);
     if left == 0 {
-        return Ok(out.put(node(tag, list)));
+        return Ok(out.put_items(tag, list));
     }
     items(r, &inner(1), left, list, tag, out)
 }
@@ -444,7 +551,7 @@ fn gathered<'a, N: Node<'a>, O: Out<N>>(
     let mut list = Vec::with_capacity(held.len());
     list.append(held);
     drop(lease);
-    Ok(out.put(node(tag, list)))
+    Ok(out.put_items(tag, list))
 }
 
 /// A list, or a structure with `tag`.
@@ -471,7 +578,7 @@ fn items<'a, N: Node<'a>, O: Out<N>>(
     for left in (0..left).rev() {
         item::<N, _>(r, inner, left, &mut items)?;
     }
-    Ok(out.put(node(tag, items)))
+    Ok(out.put_items(tag, items))
 }
 
 /// Reads the last `left` items of a container whose items share `inner` into `items`:
@@ -496,13 +603,26 @@ fn fill<'a, N: Node<'a>>(
 /// the item, at anything else, including an item that is cut short or over a limit: the
 /// general [`item`] then reads it and reports any error exactly as before.
 #[cfg_attr(not(debug_assertions), inline(always))]
+#[allow(unsafe_code)]
 fn scalars<'a, N: Node<'a>>(r: &mut Reader<'a>, items: &mut Vec<N>, mut left: u32) -> u32 {
     let buf = r.buf;
     let mut pos = r.pos;
+    let spare = items.spare_capacity_mut();
+    // Slots of `spare` written so far.
+    let mut written = 0;
     while left > 0 {
         let Some(&marker) = buf.get(pos) else { break };
-        let (node, used) = if marker as i8 >= -16 {
-            (N::scalar(Token::Int(i64::from(marker as i8))), 1)
+        // A full vector (its capacity was bounded by the bytes left) hands the rest to
+        // the general loop, which grows it.
+        let Some(slot) = spare.get_mut(written) else {
+            break;
+        };
+        // Each arm writes its node straight into the slot: a node built in a shared
+        // temporary was stored in 8-byte parts and copied in 16-byte parts, a
+        // store-forwarding stall per item that took about half of this loop's time.
+        let used = if marker as i8 >= -16 {
+            slot.write(N::scalar(Token::Int(i64::from(marker as i8))));
+            1
         } else {
             let payload = || buf.get(pos + 1..).unwrap_or_default();
             match kind(marker) {
@@ -514,38 +634,68 @@ fn scalars<'a, N: Node<'a>>(r: &mut Reader<'a>, items: &mut Vec<N>, mut left: u3
                     let Some(s) = short_ascii(buf, pos + 1, len) else {
                         break;
                     };
-                    (N::scalar(Token::String(s)), 1 + len)
+                    slot.write(N::scalar(Token::String(s)));
+                    1 + len
                 }
                 Kind::Int8 => match payload().first_chunk() {
-                    Some(b) => (N::scalar(Token::Int(i64::from(i8::from_be_bytes(*b)))), 2),
+                    Some(b) => {
+                        slot.write(N::scalar(Token::Int(i64::from(i8::from_be_bytes(*b)))));
+                        2
+                    }
                     None => break,
                 },
                 Kind::Int16 => match payload().first_chunk() {
-                    Some(b) => (N::scalar(Token::Int(i64::from(i16::from_be_bytes(*b)))), 3),
+                    Some(b) => {
+                        slot.write(N::scalar(Token::Int(i64::from(i16::from_be_bytes(*b)))));
+                        3
+                    }
                     None => break,
                 },
                 Kind::Int32 => match payload().first_chunk() {
-                    Some(b) => (N::scalar(Token::Int(i64::from(i32::from_be_bytes(*b)))), 5),
+                    Some(b) => {
+                        slot.write(N::scalar(Token::Int(i64::from(i32::from_be_bytes(*b)))));
+                        5
+                    }
                     None => break,
                 },
                 Kind::Int64 => match payload().first_chunk() {
-                    Some(b) => (N::scalar(Token::Int(i64::from_be_bytes(*b))), 9),
+                    Some(b) => {
+                        slot.write(N::scalar(Token::Int(i64::from_be_bytes(*b))));
+                        9
+                    }
                     None => break,
                 },
                 Kind::Float => match payload().first_chunk() {
-                    Some(b) => (N::scalar(Token::Float(f64::from_be_bytes(*b))), 9),
+                    Some(b) => {
+                        slot.write(N::scalar(Token::Float(f64::from_be_bytes(*b))));
+                        9
+                    }
                     None => break,
                 },
-                Kind::Null => (N::scalar(Token::Null), 1),
-                Kind::False => (N::scalar(Token::Bool(false)), 1),
-                Kind::True => (N::scalar(Token::Bool(true)), 1),
+                Kind::Null => {
+                    slot.write(N::scalar(Token::Null));
+                    1
+                }
+                Kind::False => {
+                    slot.write(N::scalar(Token::Bool(false)));
+                    1
+                }
+                Kind::True => {
+                    slot.write(N::scalar(Token::Bool(true)));
+                    1
+                }
                 _ => break,
             }
         };
-        items.push(node);
+        written += 1;
         pos += used;
         left -= 1;
     }
+    let len = items.len() + written;
+    // SAFETY: the first `written` spare slots were initialised, one per pass of the loop
+    // (every path that does not write its slot breaks out before `written` grows), so
+    // the first `len` items are; and `len <= capacity` since those slots exist.
+    unsafe { items.set_len(len) };
     r.pos = pos;
     left
 }

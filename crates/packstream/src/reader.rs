@@ -46,6 +46,34 @@ pub enum Token<'a> {
     Uuid([u8; 16]),
 }
 
+impl<'a> Token<'a> {
+    /// The first token of `buf` and the bytes it used: what a new
+    /// [`Decoder`](crate::Decoder) over `buf` with `opts` gives from its first
+    /// [`next_token`](crate::Decoder::next_token) (same token, same errors and offsets,
+    /// the depth limit included), without setting a decoder up. For reading one header,
+    /// such as a message's structure header, on its own.
+    ///
+    /// ```
+    /// use packstream::{DecodeOptions, Token};
+    /// let record = [0xB1, 0x71, 0x91, 0x2A];
+    /// let (tok, used) = Token::read_first(&record, &DecodeOptions::default()).unwrap();
+    /// assert_eq!((tok, used), (Token::Struct { tag: 0x71, len: 1 }, 2));
+    /// // A structure of one field needs at least one more byte.
+    /// let err = Token::read_first(&record[..2], &DecodeOptions::default()).unwrap_err();
+    /// assert_eq!(err.offset(), 0);
+    /// ```
+    ///
+    /// # Errors
+    /// Any decode error of the first token, with its offset.
+    pub fn read_first(buf: &'a [u8], opts: &DecodeOptions) -> Result<(Self, usize), Error> {
+        let mut r = Reader::new(buf, *opts);
+        // No container is open around the first token.
+        r.depth_full = opts.limits.max_depth == 0;
+        let tok = r.token()?;
+        Ok((tok, r.pos))
+    }
+}
+
 /// What a marker byte starts, for dispatch: one table load and one jump per token
 /// instead of a chain of range compares (about 15 instructions on the sized integers).
 /// Tiny integers are tested before the table (one compare); `Other` markers (byte

@@ -187,3 +187,83 @@ fn strings_in_scalar_lists_keep_their_limit_and_utf8_errors() {
         [ValueRef::String("é"), ValueRef::Int(42)]
     );
 }
+
+/// A list of scalars whose vector was given fewer slots than its header's count (the
+/// bytes left must also hold the items the enclosing containers still promise): the fast
+/// path, which writes each item straight into a free slot, stops when the slots run out,
+/// and the general reader grows the vector and reads the rest, giving the same items,
+/// bytes used and errors as the pull decoder.
+#[test]
+fn a_scalar_list_with_fewer_slots_than_items_was_read_by_the_general_reader() {
+    // A list of 30 items whose first is B1 71 [8 scalars of every fast kind, 33 bytes]:
+    // the 29 items still promised leave the inner list 4 slots.
+    let items = [
+        0x05, 0xC9, 0x01, 0x02, 0xCA, 0, 0, 1, 0, 0xC1, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x83, b'a',
+        b'b', b'c', 0xCB, 0, 0, 0, 0, 0, 0, 0, 7, 0xC3, 0xC0,
+    ];
+    let cut = [&[0xD4, 30, 0xB1, 0x71, 0x98][..], &items].concat();
+    assert_eq!(
+        error(&cut, &DecodeOptions::default()),
+        (ErrorKind::UnexpectedEnd, 0)
+    );
+    let whole = [&cut[..], &[0xC0; 29]].concat();
+    assert_eq!(agree(&whole, &DecodeOptions::default()), Ok(whole.len()));
+    let (v, _) = ValueRef::decode(&whole).expect("decodes");
+    let outer = v.into_list().expect("a list");
+    let record = outer[0].clone().into_struct().expect("a structure");
+    assert_eq!(
+        record.fields[0].as_list().expect("a list"),
+        [
+            ValueRef::Int(5),
+            ValueRef::Int(0x0102),
+            ValueRef::Int(0x100),
+            ValueRef::Float(2.0),
+            ValueRef::String("abc"),
+            ValueRef::Int(7),
+            ValueRef::Bool(true),
+            ValueRef::Null,
+        ]
+    );
+}
+
+/// The first token of `bytes` as a new decoder reads it: the token and the bytes it used.
+fn first_by_decoder<'a>(
+    bytes: &'a [u8],
+    opts: &DecodeOptions,
+) -> Result<(packstream::Token<'a>, usize), Error> {
+    let mut dec = Decoder::with_options(bytes, *opts);
+    dec.next_token().map(|tok| (tok, dec.position()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(miri) { 16 } else { 3000 },
+        ..ProptestConfig::default()
+    })]
+
+    /// `Token::read_first` (a header read without a decoder, as bolt reads a message's
+    /// signature) gives what a new decoder's first `next_token` gives: the same token,
+    /// bytes used and error, under tight limits, legacy structures and UUIDs, for cut and
+    /// corrupted input.
+    #[test]
+    fn the_first_token_read_alone_is_the_decoders_first_token(
+        bytes in prop_oneof![arb_container(), arb_scalar(), proptest::collection::vec(any::<u8>(), 0..12)],
+        cut in any::<prop::sample::Index>(),
+        flip in any::<u8>(),
+        opts in arb_opts(),
+        legacy in any::<bool>(),
+        uuid in any::<bool>(),
+    ) {
+        let opts = opts.with_legacy_structs(legacy).with_uuid(uuid);
+        let mut corrupted = bytes.clone();
+        if let Some(first) = corrupted.first_mut() {
+            *first = flip;
+        }
+        let cut = &bytes[..cut.index(bytes.len() + 1)];
+        for b in [&bytes[..], cut, &corrupted] {
+            for o in [opts, DecodeOptions::default()] {
+                prop_assert_eq!(packstream::Token::read_first(b, &o), first_by_decoder(b, &o));
+            }
+        }
+    }
+}
