@@ -410,45 +410,40 @@ function readValue () {
 }
 
 /**
- * An array of `n` (1 to 8) items to fill in, from an array literal. V8 tracks where
- * literals are allocated, and once most of what one allocates outlives young-generation
- * collections (the rows and lists a result keeps), allocates it straight in the old
- * generation (allocation-site pretenuring), so that scavenges no longer copy it twice.
- * The array is the same to JS either way once every item is set. Longer lists keep
- * `new Array(n)` at the call sites (through here they cost 1.6 % more instructions on
- * lists 1000×100).
+ * An array of `n` (1 to 8) items to fill in, for the list readers of a caller that did
+ * not ask for `retained`: `rowArray`'s `new Array(k)` sites (a constant `k`, allocated
+ * inline by optimised code), whose first item is set to `null` before any item is read,
+ * so that V8 never allocates them in the old generation (see `rowArray`).
  *
- * V8 decides for each site once, from the first collections that see enough of its
- * objects, and keeps the decision (`new Array(n)` sites too). If a site's objects were
- * kept then (the driver's result rows, or any value a caller holds across a collection)
- * and are dropped later, every later list of that site is still allocated in the old
- * generation, where the dropped ones wait for full collections: lists 1000×1 took 3×
- * as long in such a process. So every list of the rebuild comes from one of two
- * sets of sites: `retainedArray` and the literals under `C.retained` for a caller that
- * keeps what it decodes (option `retained`: the drop-in, whose records the driver's
- * result keeps), these for every other caller, so that neither decides for the other
- * (regression: one_allocation_site_for_kept_and_dropped_lists).
+ * Why: V8 tracks where array literals are allocated, and once most of what one site
+ * allocates outlives young-generation collections, allocates its arrays straight in the
+ * old generation (allocation-site pretenuring). V8 decides for each site once, from the
+ * first collections that see enough of its objects (in practice the arrays made by the
+ * first, unoptimised calls), and keeps the decision. If a site's objects were alive then
+ * (a value a caller held across a collection, or one call's lists while it ran) and are
+ * dropped later, every later list of that site is still allocated in the old generation,
+ * where the dropped ones wait for full collections: lists 1000×1 took 3× as long in
+ * about one fresh process in 27 while its lists came from literals (regression:
+ * lists_pretenured_for_a_caller_that_drops_them).
+ *
+ * A caller that keeps what it decodes (option `retained`: the drop-in, whose records the
+ * driver's result keeps) gets `retainedArray` and the literals under `C.retained`, which
+ * V8 may pretenure (right for values that are kept), so that neither set of sites decides
+ * for the other (regression: one_allocation_site_for_kept_and_dropped_lists). Lists of
+ * more than 8 items keep `new Array(n)` (a site V8 tracks only while every item it has
+ * held is a small integer; it gives a list of floats unboxed).
+ *
+ * @example
+ * const a = newArray(2) // [null, <empty>]
+ * a[0] = 1; a[1] = 'x' // as [1, 'x'] to JS
  */
 function newArray (n) {
-  const u = undefined
-  switch (n) {
-    case 1: return [u]
-    case 2: return [u, u]
-    case 3: return [u, u, u]
-    case 4: return [u, u, u, u]
-    case 5: return [u, u, u, u, u]
-    case 6: return [u, u, u, u, u, u]
-    case 7: return [u, u, u, u, u, u, u]
-    case 8: return [u, u, u, u, u, u, u, u]
-    default: return new Array(n) // (not called so)
-  }
+  return rowArray(n)
 }
 
 /**
- * `newArray` with allocation sites of its own, for `C.retained` (see `newArray`). V8 keys
- * an allocation site to a literal in the source (closures of one function share its
- * sites), so the twin is written out: folding the two into one function would give the
- * kept and the dropped lists one site again (allocation-sites.test.js fails then).
+ * An array of `n` (1 to 8) items to fill in, for `C.retained` (see `newArray`), from
+ * array literals: V8 allocates those inline, and pretenures a site whose lists are kept.
  */
 function retainedArray (n) {
   const u = undefined
@@ -481,8 +476,7 @@ function readList (w) {
   if (n === LONG) n = W[p++]
   const kept = retained
   if (n < 4) {
-    // Short lists as array literals: V8 allocates those inline, where `new Array(n)`
-    // calls a builtin (most of the cost of a one-item list).
+    // Short lists read item by item (`shortList`).
     const a = kept ? retainedShortList(n) : shortList(n)
     nest--
     return a
@@ -521,20 +515,20 @@ function readList (w) {
         const m = x >>> 4
         q++
         if (m === 1) {
-          // A one-item list as an array literal (V8 allocates it inline; `new
-          // Array(1)` calls a builtin): 1000 one-item lists are a benchmark workload.
+          // A one-item list at once (1000 one-item lists are a benchmark workload): an
+          // array literal under `kept`, else `oneItem` (see `newArray`).
           const y = w0[q]
           const t = y & 15
           if (t === T_INT && numbers) {
             q++
             const v = y >> 4
-            a[i] = kept ? [v] : [v]
+            a[i] = kept ? [v] : oneItem(v)
             continue
           }
           if (t === T_FLOAT) {
             q++
             const v = f0[fq++]
-            a[i] = kept ? [v] : [v]
+            a[i] = kept ? [v] : oneItem(v)
             continue
           }
         }
@@ -641,15 +635,47 @@ function readFlat (w) {
   return a
 }
 
-/** A list of `n` (0 to 3) items read with `readItem`, from array literals. */
+/**
+ * A list of `n` (0 to 3) items read with `readItem`, for a caller that did not ask for
+ * `retained`: `new Array(k)` of a constant `k` (allocated inline by optimised code), its
+ * first item set to `null` before any item is read, as `newArray` (an empty list is a
+ * copy of an empty array, which has no allocation site).
+ */
 function shortList (n) {
-  if (n === 1) return [readItem()]
-  if (n === 2) return [readItem(), readItem()]
-  if (n === 3) return [readItem(), readItem(), readItem()]
-  return []
+  let a
+  switch (n) {
+    case 1:
+      a = new Array(1)
+      a[0] = null
+      a[0] = readItem()
+      return a
+    case 2:
+      a = new Array(2)
+      a[0] = null
+      a[0] = readItem()
+      a[1] = readItem()
+      return a
+    case 3:
+      a = new Array(3)
+      a[0] = null
+      a[0] = readItem()
+      a[1] = readItem()
+      a[2] = readItem()
+      return a
+    default:
+      return NO_ITEMS.slice()
+  }
 }
 
-/** `shortList` with allocation sites of its own, for `retained` (see `retainedArray`). */
+/** A one-item list of `v`, for a caller that did not ask for `retained` (see `newArray`). */
+function oneItem (v) {
+  const a = new Array(1)
+  a[0] = null
+  a[0] = v
+  return a
+}
+
+/** `shortList` for `retained`, from array literals (see `newArray`). */
 function retainedShortList (n) {
   if (n === 1) return [readItem()]
   if (n === 2) return [readItem(), readItem()]
