@@ -127,6 +127,41 @@ proptest! {
         agree(cut, &DecodeOptions::default()).ok();
         agree(cut, &opts).ok();
     }
+
+    /// `Token::read_first` (a header read without a decoder, as bolt reads a message's
+    /// signature) gives what a new decoder's first `next_token` gives: the same token,
+    /// bytes used and error, under tight limits, legacy structures and UUIDs, for cut and
+    /// corrupted input.
+    #[test]
+    fn the_first_token_read_alone_is_the_decoders_first_token(
+        bytes in prop_oneof![arb_container(), arb_scalar(), proptest::collection::vec(any::<u8>(), 0..12)],
+        cut in any::<prop::sample::Index>(),
+        flip in any::<u8>(),
+        opts in arb_opts(),
+        legacy in any::<bool>(),
+        uuid in any::<bool>(),
+    ) {
+        let opts = opts.with_legacy_structs(legacy).with_uuid(uuid);
+        let mut corrupted = bytes.clone();
+        if let Some(first) = corrupted.first_mut() {
+            *first = flip;
+        }
+        let cut = &bytes[..cut.index(bytes.len() + 1)];
+        for b in [&bytes[..], cut, &corrupted] {
+            for o in [opts, DecodeOptions::default()] {
+                prop_assert_eq!(packstream::Token::read_first(b, &o), first_by_decoder(b, &o));
+            }
+        }
+    }
+}
+
+/// The first token of `bytes` as a new decoder reads it: the token and the bytes it used.
+fn first_by_decoder<'a>(
+    bytes: &'a [u8],
+    opts: &DecodeOptions,
+) -> Result<(packstream::Token<'a>, usize), Error> {
+    let mut dec = Decoder::with_options(bytes, *opts);
+    dec.next_token().map(|tok| (tok, dec.position()))
 }
 
 fn error(bytes: &[u8], opts: &DecodeOptions) -> (ErrorKind, usize) {
@@ -224,46 +259,4 @@ fn a_scalar_list_with_fewer_slots_than_items_was_read_by_the_general_reader() {
             ValueRef::Null,
         ]
     );
-}
-
-/// The first token of `bytes` as a new decoder reads it: the token and the bytes it used.
-fn first_by_decoder<'a>(
-    bytes: &'a [u8],
-    opts: &DecodeOptions,
-) -> Result<(packstream::Token<'a>, usize), Error> {
-    let mut dec = Decoder::with_options(bytes, *opts);
-    dec.next_token().map(|tok| (tok, dec.position()))
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: if cfg!(miri) { 16 } else { 3000 },
-        ..ProptestConfig::default()
-    })]
-
-    /// `Token::read_first` (a header read without a decoder, as bolt reads a message's
-    /// signature) gives what a new decoder's first `next_token` gives: the same token,
-    /// bytes used and error, under tight limits, legacy structures and UUIDs, for cut and
-    /// corrupted input.
-    #[test]
-    fn the_first_token_read_alone_is_the_decoders_first_token(
-        bytes in prop_oneof![arb_container(), arb_scalar(), proptest::collection::vec(any::<u8>(), 0..12)],
-        cut in any::<prop::sample::Index>(),
-        flip in any::<u8>(),
-        opts in arb_opts(),
-        legacy in any::<bool>(),
-        uuid in any::<bool>(),
-    ) {
-        let opts = opts.with_legacy_structs(legacy).with_uuid(uuid);
-        let mut corrupted = bytes.clone();
-        if let Some(first) = corrupted.first_mut() {
-            *first = flip;
-        }
-        let cut = &bytes[..cut.index(bytes.len() + 1)];
-        for b in [&bytes[..], cut, &corrupted] {
-            for o in [opts, DecodeOptions::default()] {
-                prop_assert_eq!(packstream::Token::read_first(b, &o), first_by_decoder(b, &o));
-            }
-        }
-    }
 }
